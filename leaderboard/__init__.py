@@ -1,0 +1,39 @@
+"""Tailboard's Flask application: create_app wires settings, database, storage and views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from leaderboard.config import Settings
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the WSGI application; ``config`` overrides Settings fields (tests)."""
+    from leaderboard import cli, errors, web
+    from leaderboard.extensions import csrf, limiter, login_manager
+    from leaderboard.runtime import build_runtime
+    from leaderboard.views import api, auth, organizer, public
+
+    settings = Settings.from_env(**(config or {}))
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=settings.secret_key,
+        MAX_CONTENT_LENGTH=settings.max_upload_bytes + 1024 * 1024,
+        TESTING=settings.testing,
+        RATELIMIT_STORAGE_URI=settings.ratelimit_storage_uri,
+        RATELIMIT_ENABLED=True,
+        WTF_CSRF_TIME_LIMIT=None,
+    )
+    web.init_app(app, build_runtime(settings))
+    login_manager.init_app(app)
+    csrf.init_app(app)
+    limiter.init_app(app)
+    errors.init_app(app)
+    cli.init_app(app)
+    app.register_blueprint(public.bp)
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(organizer.bp, url_prefix="/organizer")
+    app.register_blueprint(api.bp, url_prefix="/api/v1")
+    return app

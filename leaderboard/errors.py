@@ -1,0 +1,80 @@
+"""The one place where domain errors become HTML pages or JSON ``{"error", "details"}``."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+
+from flask import Flask, Response, jsonify, render_template, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from leaderboard.services import errors as domain
+
+log = logging.getLogger(__name__)
+
+STATUS = {
+    domain.InvalidInput: 400,
+    domain.SubmissionInvalid: 400,
+    domain.Unauthorized: 401,
+    domain.Forbidden: 403,
+    domain.NotFound: 404,
+    domain.Conflict: 409,
+    domain.TooLarge: 413,
+    domain.QuotaExceeded: 429,
+}
+
+
+def init_app(app: Flask) -> None:
+    """Register the handlers for domain errors, HTTP errors and CSRF failures."""
+    app.register_error_handler(domain.DomainError, _domain_error)
+    app.register_error_handler(CSRFError, _csrf_error)
+    app.register_error_handler(HTTPException, _http_error)
+
+
+def wants_json() -> bool:
+    """Return whether the current request is an API call."""
+    return request.path.startswith("/api/")
+
+
+def _status_of(error: domain.DomainError) -> int:
+    for cls in type(error).__mro__:
+        if cls in STATUS:
+            return STATUS[cls]
+    return 400
+
+
+def _domain_error(error: domain.DomainError) -> tuple[Response, int] | tuple[str, int]:
+    status = _status_of(error)
+    response: Response
+    if wants_json():
+        response = jsonify({"error": error.message, "details": error.details})
+    else:
+        response = Response(
+            render_template("error.html", status=status, message=error.message, details=error.details),
+            mimetype="text/html",
+        )
+    response.status_code = status
+    if isinstance(error, domain.QuotaExceeded) and error.resets_at is not None:
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        response.headers["Retry-After"] = str(max(1, int((error.resets_at - now).total_seconds())))
+    return response, status
+
+
+def _csrf_error(error: CSRFError) -> tuple[Response, int]:
+    return _http_error(error)
+
+
+def _http_error(error: HTTPException) -> tuple[Response, int]:
+    status = error.code or 500
+    message = error.description or error.name
+    if status == 413:
+        message = "The upload is larger than this instance accepts."
+    if wants_json():
+        response = jsonify({"error": message, "details": None})
+    else:
+        response = Response(render_template("error.html", status=status, message=message, details=None))
+    response.status_code = status
+    if status == 429 and getattr(error, "retry_after", None):
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response, status

@@ -1,0 +1,58 @@
+"""Domain errors raised by services; leaderboard/errors.py turns them into responses.
+
+Every message is safe to show the user who caused it: it never quotes hidden labels.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of every error a service raises on purpose."""
+
+    def __init__(self, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class NotFound(DomainError):
+    """The thing asked for does not exist (or the caller may not know it exists)."""
+
+
+class Forbidden(DomainError):
+    """The caller is known but may not do this."""
+
+
+class Unauthorized(DomainError):
+    """The caller must log in or send a valid token."""
+
+
+class Conflict(DomainError):
+    """The request clashes with the current state (duplicate slug, phase not open...)."""
+
+
+class InvalidInput(DomainError):
+    """A form field, config or organizer file is wrong; details say which."""
+
+
+class SubmissionInvalid(DomainError):
+    """The prediction file failed validation; details is SPEC §2.3's errors object."""
+
+    def __init__(self, message: str, details: dict[str, Any], submission_id: int | None = None) -> None:
+        super().__init__(message, details)
+        self.submission_id = submission_id
+
+
+class TooLarge(DomainError):
+    """An upload is larger than the instance accepts."""
+
+
+class QuotaExceeded(DomainError):
+    """The daily or total submission limit is used up; resets_at is None for the total."""
+
+    def __init__(self, message: str, resets_at: datetime | None) -> None:
+        super().__init__(message, {"resets_at": resets_at.isoformat() + "Z" if resets_at else None})
+        self.resets_at = resets_at
