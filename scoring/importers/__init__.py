@@ -1,0 +1,98 @@
+"""Importers: turn a benchmark's own released file into Tailboard's phase files.
+
+``python -m scoring import FORMAT SOURCE OUTDIR`` writes ``questions.jsonl`` (public),
+``labels.jsonl`` (hidden, SPEC §2.1), ``phase.json`` (SPEC §2.2) and ``report.jsonl``
+(one entry per source record: kept, changed or skipped, with the reason; it may name
+labels, so it stays with the hidden files). Nothing is written unless the whole
+source parses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from scoring.importers import colota, comparisonqa, creak, tgcsr
+from scoring.importers.common import (
+    Conversion, ImporterError, ImportReport, ImportUsageError, OutputError, ReportEntry,
+    SourceFormatError, check_conversion, write_outputs,
+)
+
+__all__ = [
+    "FORMATS", "ImportReport", "ImportUsageError", "ImporterError", "OutputError",
+    "ReportEntry", "SourceFormatError", "configure_parser", "import_cmd", "print_report",
+    "run_import",
+]
+
+FORMATS: dict[str, Callable[..., Conversion]] = {
+    "creak": creak.convert,
+    "colota": colota.convert,
+    "tgcsr": tgcsr.convert,
+    "comparisonqa": comparisonqa.convert,
+}
+OPTIONS: dict[str, frozenset[str]] = {"colota": frozenset({"originals", "modified"})}
+
+
+def run_import(fmt: str, source: Path, outdir: Path, **options: Any) -> ImportReport:
+    """Import SOURCE in format ``fmt`` into OUTDIR and return the report.
+
+    Options (None means not given): ``originals`` and ``modified`` (colota only).
+    Raises SourceFormatError or OutputError (exit 3), ImportUsageError (exit 2).
+    """
+    if fmt not in FORMATS:
+        raise ImportUsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    given = {name: value for name, value in options.items() if value is not None}
+    foreign = sorted(set(given) - OPTIONS.get(fmt, frozenset()))
+    if foreign:
+        flags = ", ".join("--" + name for name in foreign)
+        raise ImportUsageError(f"{flags} cannot be used with format {fmt}")
+    source, outdir = Path(source), Path(outdir)
+    conversion = FORMATS[fmt](source, **given)
+    check_conversion(conversion)
+    written = write_outputs(conversion, outdir)
+    return ImportReport(fmt=fmt, source=source, outdir=outdir,
+                        entries=tuple(conversion.entries), notes=tuple(conversion.notes),
+                        written=written)
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``python -m scoring import`` to ``p``."""
+    p.add_argument("format", metavar="FORMAT", choices=sorted(FORMATS),
+                   help="source format: " + ", ".join(FORMATS))
+    p.add_argument("source", metavar="SOURCE", type=Path,
+                   help="the benchmark's released file, e.g. creak/dev.json")
+    p.add_argument("outdir", metavar="OUTDIR", type=Path,
+                   help="directory for questions.jsonl, labels.jsonl, phase.json, report.jsonl")
+    p.add_argument("--originals", metavar="CSV", type=Path,
+                   help="colota: baselines/data/QA-original.csv or CV-original.csv; adds the "
+                        "popular originals as head items with ids orig-<ID>")
+    p.add_argument("--modified", metavar="CSV", type=Path,
+                   help="colota, with --originals: baselines/data/*-modified.csv; links each "
+                        "record to its original (field 'original') where the CSV confirms it")
+    p.add_argument("--quiet", action="store_true",
+                   help="print only entries with a reason, the notes and the summary")
+
+
+def import_cmd(args: argparse.Namespace) -> int:
+    """Run the import named by parsed arguments, print its report, return the exit code."""
+    options = {name: getattr(args, name, None) for name in ("originals", "modified")}
+    try:
+        report = run_import(args.format, args.source, args.outdir, **options)
+    except ImporterError as exc:
+        print(f"import: {exc}", file=sys.stderr)
+        return exc.exit_code
+    print_report(report, sys.stdout, quiet=getattr(args, "quiet", False))
+    return 0
+
+
+def print_report(report: ImportReport, out: TextIO, *, quiet: bool = False) -> None:
+    """Print the report readably: one line per entry, the notes, then the summary."""
+    for item in report.entries:
+        if not quiet or item.reason is not None:
+            print(item.describe(), file=out)
+    for note in report.notes:
+        print(f"note: {note}", file=out)
+    print(report.summary(), file=out)

@@ -1,0 +1,110 @@
+"""Import ComparisonQA (one JSON array): each record becomes two multiple-choice items.
+
+``<question_id>-high`` and ``<question_id>-low`` share ``pair`` = question_id (the
+same abstract question asked about a popular and an obscure entity). The label is
+the answer's letter; ``hypernym`` becomes ``category``; the DBpedia relationship
+count becomes a numeric ``popularity``, bucketed by the paper's thresholds in
+phase.json (head from 185, tail up to 107). Public questions keep the question
+text, the options and the entity URI.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scoring.importers.common import (
+    LABELS, QUESTIONS, Action, Conversion, Record, entry, phase_config, read_json_array,
+    require_keys,
+)
+
+OPTIONS = ["A", "B", "C", "D"]
+HEAD_MIN, TAIL_MAX = 185, 107
+SIDES = ("high", "low")
+
+
+def convert(source: Path) -> Conversion:
+    """Convert a ComparisonQA file into questions, labels and a report."""
+    records = list(enumerate(read_json_array(source, "ComparisonQA")))
+    require_keys(records, ("question_id", "high_question", "low_question"), "ComparisonQA",
+                 name=source.name, unit="index")
+    conv = Conversion()
+    seen: set[str] = set()
+    for index, record in records:
+        pair = str(record["question_id"])
+        if pair in seen:
+            conv.entries.append(entry("skipped", pair, None, ["duplicate question_id"],
+                                      index=index))
+            continue
+        seen.add(pair)
+        for side in SIDES:
+            made = _item(record, pair, side)
+            if isinstance(made, str):
+                conv.entries.append(entry("skipped", pair, None, [f"{side}: {made}"],
+                                          index=index))
+                continue
+            question, label, notes = made
+            conv.files.setdefault(QUESTIONS, []).append(question)
+            conv.files.setdefault(LABELS, []).append({
+                "id": question["id"], "label": label,
+                **{k: question[k] for k in ("category", "popularity", "pair") if k in question},
+            })
+            action: Action = "kept" if "popularity" in question else "changed"
+            conv.entries.append(entry(action, pair, question["id"], notes, index=index))
+    conv.files.setdefault(QUESTIONS, [])
+    conv.files.setdefault(LABELS, [])
+    conv.phase = phase_config("multiple_choice", options=OPTIONS, breakdowns=["category"],
+                              popularity={"head_min": HEAD_MIN, "tail_max": TAIL_MAX})
+    return conv
+
+
+def _item(record: Record, pair: str, side: str) -> tuple[Record, str, list[str]] | str:
+    """Return (question, label, notes) for one side of a record, or why it is unusable."""
+    block = record[f"{side}_question"]
+    if not isinstance(block, dict) or not isinstance(block.get("question"), str):
+        return "no question text"
+    options = block.get("options")
+    if not isinstance(options, dict) or not options or set(options) - set(OPTIONS):
+        return f"options are not lettered {', '.join(OPTIONS)}"
+    answer = block.get("answer")
+    letter = next(iter(answer)) if isinstance(answer, dict) and len(answer) == 1 else None
+    if not isinstance(letter, str) or letter not in options:
+        return "answer is not one of the option letters"
+    notes: list[str] = []
+    question: Record = {"id": f"{pair}-{side}", "question": block["question"],
+                        "options": options}
+    if record.get(f"{side}_entity") is not None:
+        question["entity"] = record[f"{side}_entity"]
+    if record.get("hypernym") is not None:
+        question["category"] = str(record["hypernym"])
+    count = _count(record.get(f"{side}_relationshipCount"))
+    if count is None:
+        notes.append(f"relationship count {record.get(f'{side}_relationshipCount')!r} "
+                     "is not a number: no popularity")
+    else:
+        question["popularity"] = count
+        notes += _bucket_note(side, count)
+    question["pair"] = pair
+    return question, letter, notes
+
+
+def _count(value: Any) -> int | float | None:
+    """Return a relationship count (a number or a numeric string) as a number."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return None
+    if number != number or number in (float("inf"), float("-inf")):
+        return None
+    return int(number) if number.is_integer() else number
+
+
+def _bucket_note(side: str, count: int | float) -> list[str]:
+    """Note a count outside its side's bucket (that pair then counts as incomplete)."""
+    if side == "high" and count < HEAD_MIN:
+        return [f"high entity has {count} relationships, below head_min {HEAD_MIN}"]
+    if side == "low" and count > TAIL_MAX:
+        return [f"low entity has {count} relationships, above tail_max {TAIL_MAX}"]
+    return []

@@ -1,0 +1,130 @@
+"""Import CREAK's released files: JSON Lines despite the ``.json`` extension.
+
+Three kinds of file, told apart by content, not by name:
+- labelled evaluation data (``dev.json``, ``contrast_set.json``): hidden labels;
+  the contrast set's ``pair_id`` becomes ``group`` (contrast consistency);
+- ``test_without_labels.json`` (no record has a label): questions.jsonl and
+  phase.json only, no labels.jsonl;
+- ``train.json`` (every ``ex_id`` starts with ``train_``): public training data,
+  written as ``train.jsonl`` with labels and explanations, for a data download.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scoring.importers.common import (
+    LABELS, QUESTIONS, TRAIN, Conversion, Record, entry, first_seen, phase_config,
+    read_json_lines, require_keys,
+)
+
+QUESTION_KEYS = ("sentence", "entity", "en_wiki_pageid", "entity_mention_loc")
+LABEL_WORDS = {"true": True, "false": False}
+
+
+@dataclass
+class _Item:
+    line: int
+    source_id: str
+    question: Record
+    label: bool | None
+    explanation: Any = None
+    notes: list[str] = field(default_factory=list)
+
+
+def convert(source: Path) -> Conversion:
+    """Convert one CREAK file into questions, labels (or public train data) and a report."""
+    records = read_json_lines(source, "CREAK")
+    require_keys(records, ("ex_id", "sentence"), "CREAK", name=source.name, unit="line")
+    conv = Conversion()
+    has_labels = any("label" in r for _, r in records)
+    public = has_labels and all(str(r["ex_id"]).startswith("train_") for _, r in records)
+    items = _items(records, conv, questions_only=not has_labels)
+    _note_duplicate_sentences(items)
+    _note_contrast_groups(items)
+    if public:
+        conv.files[TRAIN] = [_public_record(it) for it in items]
+        conv.notes.append("training data (every ex_id starts with train_): wrote train.jsonl "
+                          "with labels and explanations for publishing; no hidden labels")
+    else:
+        conv.files[QUESTIONS] = [it.question for it in items]
+        conv.phase = phase_config("binary", breakdowns=[])
+    if has_labels and not public:
+        conv.files[LABELS] = [_label_record(it) for it in items]
+    elif not has_labels:
+        conv.notes.append("no record has a label (CREAK never released test labels): "
+                          "wrote questions.jsonl and phase.json only, no labels.jsonl")
+    conv.entries.extend(entry("kept", it.source_id, it.source_id, it.notes, line=it.line)
+                        for it in items)
+    conv.entries.sort(key=lambda e: e.line or 0)
+    return conv
+
+
+def _items(records: list[tuple[int, Any]], conv: Conversion, *,
+           questions_only: bool) -> list[_Item]:
+    """Return the usable records in file order; report the skipped ones into ``conv``."""
+    first_line: dict[str, int] = {}
+    items = []
+    for line, record in records:
+        ex_id = str(record["ex_id"])
+        if ex_id in first_line:
+            conv.entries.append(entry("skipped", ex_id, None,
+                                      [f"duplicate id (first on line {first_line[ex_id]})"],
+                                      line=line))
+            continue
+        first_line[ex_id] = line
+        label = LABEL_WORDS.get(str(record.get("label")).strip().lower())
+        if isinstance(record.get("label"), bool):
+            label = record["label"]
+        if label is None and not questions_only:
+            problem = "no label" if "label" not in record else "label is not true/false"
+            conv.entries.append(entry("skipped", ex_id, None, [problem], line=line))
+            continue
+        question: Record = {"id": ex_id}
+        question.update((k, record[k]) for k in QUESTION_KEYS if k in record)
+        if "pair_id" in record:
+            question["group"] = str(record["pair_id"])
+        notes = ["no label: question only"] if questions_only else []
+        items.append(_Item(line, ex_id, question, label, record.get("explanation"), notes))
+    return items
+
+
+def _note_duplicate_sentences(items: list[_Item]) -> None:
+    """Note on each repeat of a sentence which id first had it (repeats are kept)."""
+    first = first_seen([it.question["sentence"] for it in items])
+    for position, it in enumerate(items):
+        earlier = first[it.question["sentence"]]
+        if earlier != position:
+            it.notes.append(f"same sentence as {items[earlier].source_id} (kept: ids differ)")
+
+
+def _note_contrast_groups(items: list[_Item]) -> None:
+    """Note contrast groups that are not one true and one false claim."""
+    groups: dict[str, list[_Item]] = defaultdict(list)
+    for it in items:
+        if "group" in it.question:
+            groups[it.question["group"]].append(it)
+    for group, members in groups.items():
+        ids = ", ".join(m.source_id for m in members)
+        if len(members) != 2:
+            note = f"contrast pair {group} has {len(members)} member(s) ({ids}); kept as released"
+        elif members[0].label is not None and members[0].label == members[1].label:
+            note = f"contrast pair {group} has two claims with the same label ({ids})"
+        else:
+            continue
+        for m in members:
+            m.notes.append(note)
+
+
+def _label_record(it: _Item) -> Record:
+    record: Record = {"id": it.source_id, "label": it.label}
+    if "group" in it.question:
+        record["group"] = it.question["group"]
+    return record
+
+
+def _public_record(it: _Item) -> Record:
+    return {**it.question, "label": it.label, "explanation": it.explanation}
