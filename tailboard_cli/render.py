@@ -1,0 +1,100 @@
+"""Plain-text views of API answers: scores, validation problems, rankings, phases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+HEADLINE = ("accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy", "ece")
+
+
+def number(value: Any) -> str:
+    """Format a metric value for people (4 decimals, '-' for null)."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def scores(results: dict[str, Any] | None, primary: str | None = None) -> list[str]:
+    """Return the lines showing every visible split's headline metrics and slices."""
+    if not results:
+        return ["No scores to show."]
+    views = [("all items", results)] if "overall" in results else []
+    views += [(f"{name} split", split) for name, split in (results.get("splits") or {}).items()]
+    lines: list[str] = []
+    for title, view in views:
+        overall = view.get("overall") or {}
+        lines.append(f"{title} ({overall.get('n', view.get('n_items', '?'))} items)")
+        lines += _metrics(overall, primary, indent="  ")
+        lines += _slices(view)
+    return lines or ["No scores to show."]
+
+
+def problems(details: Any) -> list[str]:
+    """Return one line per validation problem: 'line N (id X): message'."""
+    if not isinstance(details, dict) or "errors" not in details:
+        return []
+    lines = []
+    for problem in details["errors"]:
+        where = f"line {problem['line']}" if problem.get("line") is not None else "file"
+        if problem.get("id") is not None:
+            where += f" (id {problem['id']})"
+        lines.append(f"  {where}: {problem['message']}")
+    shown, total = len(details["errors"]), details.get("error_count", len(details["errors"]))
+    if total > shown:
+        lines.append(f"  ... and {total - shown} more problem(s)")
+    return lines
+
+
+def leaderboard(board: dict[str, Any]) -> list[str]:
+    """Return the ranking as a fixed-width table."""
+    metric = board["primary_metric"]
+    header = f"{'rank':>4}  {'name':<28} {metric:>10}  submitted"
+    lines = [f"Split: {board['split']}. {board['rule']}", header, "-" * len(header)]
+    for row in board["rows"]:
+        name = row["display_name"] + (" [baseline]" if row["is_baseline"] else "")
+        when = (row.get("submitted_at") or "")[:16].replace("T", " ")
+        lines.append(f"{row['rank']:>4}  {name[:28]:<28} {number(row['primary']):>10}  {when}")
+    if not board["rows"]:
+        lines.append("  (no entries yet)")
+    return lines
+
+
+def phases(competition: dict[str, Any]) -> list[str]:
+    """Return a competition's phases with id, status and dates."""
+    lines = [f"{competition['title']} ({competition['slug']})"]
+    for phase in competition["phases"]:
+        start = (phase.get("start_at") or "-")[:16].replace("T", " ")
+        end = (phase.get("end_at") or "-")[:16].replace("T", " ")
+        lines.append(f"  {phase['id']:>5}  {phase['name']:<30} {phase['status']:<9} {start} → {end}")
+    if not competition["phases"]:
+        lines.append("  (no phases yet)")
+    return lines
+
+
+def _metrics(overall: dict[str, Any], primary: str | None, *, indent: str) -> list[str]:
+    ci = overall.get("ci") or {}
+    lines = []
+    for name in HEADLINE:
+        if name not in overall:
+            continue
+        interval = ci.get(name)
+        extra = f"  [{number(interval[0])}, {number(interval[1])}]" if interval else ""
+        mark = "  <- ranking metric" if name == primary else ""
+        lines.append(f"{indent}{name:<20}{number(overall[name]):>8}{extra}{mark}")
+    return lines
+
+
+def _slices(view: dict[str, Any]) -> list[str]:
+    lines = []
+    for field, values in (view.get("breakdowns") or {}).items():
+        cells = ", ".join(f"{value} {number(m.get('accuracy'))}" for value, m in values.items())
+        lines.append(f"  accuracy by {field}: {cells}")
+    popularity = view.get("popularity") or {}
+    buckets = [b for b in ("head", "torso", "tail") if b in popularity]
+    if buckets:
+        cells = ", ".join(f"{b} {number(popularity[b].get('accuracy'))}" for b in buckets)
+        gap = (popularity.get("gap") or {}).get("accuracy")
+        lines.append(f"  accuracy by popularity: {cells}" + (f" (head-tail gap {number(gap)})" if gap is not None else ""))
+    return lines
