@@ -1,0 +1,251 @@
+"""Row-by-row readers of prediction files: CSV, JSON Lines and JSON into line-numbered rows.
+
+These readers are exact rather than fast: each row keeps the line it starts on and
+every structural problem (a broken line, an unknown field, a short CSV row) is
+logged with that line. Value checks are left to the vectorized validator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from scoring.formats import file_error
+from scoring.types import MAX_LISTED_PROBLEMS, PredictionFileError, Problem
+
+FIELDS = ("id", "prediction", "confidence")
+_WS = re.compile(r"[ \t\n\r]*")
+_SHOWN = 60
+
+
+def shown(value: str) -> str:
+    """Return a value quoted for a message: printable, and cut when long."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in value[: _SHOWN + 1])
+    return f"'{text[:_SHOWN]}...'" if len(text) > _SHOWN else f"'{text}'"
+
+
+class ProblemLog:
+    """Problems in line order: counts them all, keeps the first ones that can be listed."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.kept: list[Problem] = []
+
+    def add(self, line: int | None, id_: str | None, message: str) -> None:
+        """Record one problem."""
+        self.count += 1
+        if len(self.kept) < MAX_LISTED_PROBLEMS:
+            self.kept.append(Problem(line=line, id=id_, message=message))
+
+
+@dataclass
+class Rows:
+    """Columns of a prediction file as strings; a null id or value was already logged."""
+
+    ids: pa.Array
+    values: pa.Array
+    confidences: pa.Array | None
+    lines: npt.NDArray[np.int64] | None  # None when the reader did not track lines
+    log: ProblemLog = field(default_factory=ProblemLog)
+
+
+class _Record(dict[str, Any]):
+    """A JSON object that remembers the first key it saw twice."""
+
+    repeated: str | None = None
+
+
+def _record_hook(pairs: list[tuple[str, Any]]) -> _Record:
+    """Build a _Record from the key/value pairs of a JSON object."""
+    record = _Record(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                record.repeated = key
+                break
+            seen.add(key)
+    return record
+
+
+_DECODER = json.JSONDecoder(
+    parse_int=str, parse_float=str, parse_constant=str, object_pairs_hook=_record_hook
+)
+
+
+def _text(value: Any) -> str:
+    """Return a JSON scalar as the text a participant wrote (null is empty)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value  # numbers arrive as their text through parse_int/parse_float
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class _Builder:
+    """Collects rows of a JSON or JSON Lines document."""
+
+    def __init__(self) -> None:
+        self.lines: list[int] = []
+        self.ids: list[str | None] = []
+        self.values: list[str | None] = []
+        self.confidences: list[str | None] = []
+        self.has_confidence = False
+        self.log = ProblemLog()
+
+    def add(self, line: int, id_: str | None, value: str | None, confidence: str | None) -> None:
+        """Append one row."""
+        self.lines.append(line)
+        self.ids.append(id_)
+        self.values.append(value)
+        self.confidences.append(confidence)
+
+    def add_record(self, record: Any, line: int, not_object: str) -> None:
+        """Append one {"id", "prediction", "confidence"} object, logging what is wrong."""
+        if not isinstance(record, dict):
+            self.log.add(line, None, not_object)
+            return
+        id_ = record.get("id")
+        id_ = id_ if isinstance(id_, str) else None
+        if "id" not in record:
+            self.log.add(line, None, "Missing field 'id': every prediction needs an id.")
+        elif id_ is None:
+            self.log.add(line, None, "Invalid id: an id must be a string or a number.")
+        if isinstance(record, _Record) and record.repeated is not None:
+            self.log.add(line, id_, f"The field {shown(record.repeated)} appears twice.")
+        for key in record:
+            if key not in FIELDS:
+                self.log.add(line, id_, f"Unknown field {shown(key)}: the fields are "
+                             "id, prediction and optionally confidence.")
+        value = _text(record["prediction"]) if "prediction" in record else None
+        if value is None:
+            self.log.add(line, id_, "Missing field 'prediction'.")
+        confidence = _text(record["confidence"]) if "confidence" in record else None
+        self.has_confidence = self.has_confidence or "confidence" in record
+        self.add(line, id_, value, confidence)
+
+    def rows(self) -> Rows:
+        """Return the collected rows as columns."""
+        confidences = self.confidences if self.has_confidence else None
+        return Rows(
+            ids=pa.array(self.ids, type=pa.string()),
+            values=pa.array(self.values, type=pa.string()),
+            confidences=None if confidences is None else pa.array(confidences, pa.string()),
+            lines=np.array(self.lines, dtype=np.int64),
+            log=self.log,
+        )
+
+
+def read_jsonl(text: str) -> Rows:
+    """Read JSON Lines: one object per line, blank lines ignored."""
+    builder = _Builder()
+    not_object = ("Broken JSON line: each line must be one JSON object such as "
+                  '{"id": "q1", "prediction": "true"}.')
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(" \t\r"):
+            continue
+        try:
+            record = _DECODER.decode(line)
+        except json.JSONDecodeError as exc:
+            builder.log.add(number, None, f"Broken JSON line: {exc.msg} at column {exc.colno}.")
+            continue
+        builder.add_record(record, number, not_object)
+    return builder.rows()
+
+
+def read_json(text: str) -> Rows:
+    """Read one JSON document: a list of objects, or one object mapping id to prediction."""
+    builder = _Builder()
+    try:
+        start = _skip(text, 0)
+        if text.startswith("[", start):
+            end = _scan_list(text, start, builder)
+        else:
+            value, end = _DECODER.raw_decode(text, start)
+            if not isinstance(value, dict):
+                raise file_error("A JSON prediction file must hold a list of objects "
+                                 "or one object mapping ids to predictions.")
+            _read_object(text, start, value, builder)
+        if _skip(text, end) != len(text):
+            raise json.JSONDecodeError("Extra data", text, _skip(text, end))
+    except json.JSONDecodeError as exc:
+        raise PredictionFileError([Problem(line=exc.lineno, id=None, message=(
+            f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+        ))], 1) from None
+    if not builder.lines and not builder.log.count:
+        raise file_error("The file is empty: it holds no predictions.")
+    return builder.rows()
+
+
+def _skip(text: str, pos: int) -> int:
+    """Return the offset of the first non-whitespace character at or after pos."""
+    match = _WS.match(text, pos)
+    return match.end() if match else pos
+
+
+class _Lines:
+    """Line numbers of increasing offsets in a text, counted incrementally."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.offset, self.line = text, 0, 1
+
+    def at(self, offset: int) -> int:
+        """Return the 1-based line of an offset not before the previous one."""
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
+
+
+def _scan_list(text: str, start: int, builder: _Builder) -> int:
+    """Read a JSON list entry by entry, noting the line each entry starts on."""
+    lines = _Lines(text)
+    not_object = ('Each entry of the list must be an object such as '
+                  '{"id": "q1", "prediction": "true"}.')
+    pos = _skip(text, start + 1)
+    if text.startswith("]", pos):
+        return pos + 1
+    while True:
+        line = lines.at(pos)
+        value, pos = _DECODER.raw_decode(text, pos)
+        builder.add_record(value, line, not_object)
+        pos = _skip(text, pos)
+        if text.startswith("]", pos):
+            return pos + 1
+        if not text.startswith(",", pos):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+        pos = _skip(text, pos + 1)
+
+
+def _read_object(text: str, start: int, value: dict[str, Any], builder: _Builder) -> None:
+    """Read a top-level object: one record when it has id and prediction, else a mapping."""
+    scalar = (str, bool, type(None))
+    if "id" in value and "prediction" in value and all(
+        isinstance(value[key], scalar) for key in ("id", "prediction")
+    ):
+        builder.add_record(value, _Lines(text).at(start), "")
+        return
+    _scan_mapping(text, start, builder)
+
+
+def _scan_mapping(text: str, start: int, builder: _Builder) -> None:
+    """Read an id -> prediction object already known to be valid JSON, key by key."""
+    lines = _Lines(text)
+    pos = _skip(text, start + 1)
+    while not text.startswith("}", pos):
+        line = lines.at(pos)
+        key, pos = scanstring(text, pos + 1)
+        pos = _skip(text, pos) + 1  # past ':'
+        value, pos = _DECODER.raw_decode(text, _skip(text, pos))
+        builder.add(line, key, _text(value), None)
+        pos = _skip(text, pos)
+        if text.startswith(",", pos):
+            pos = _skip(text, pos + 1)
