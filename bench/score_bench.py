@@ -1,0 +1,279 @@
+"""Benchmark ``python -m scoring evaluate`` against a pandas + scikit-learn scoring program.
+
+Generates (once per seed and size, into bench/out/, git-ignored) a hidden label
+file of 1,000,000 binary items with 20 Zipf-distributed categories (5% of items in
+two categories) and head/tail popularity, a phase config, and a CSV submission with
+mixed-case tokens, abstentions, missing ids and a confidence column. Then runs both
+programs as whole processes, alternately, and reports the median wall time and the
+median peak RSS (from ``os.wait4``) of each, their ratios, and whether the two agree
+on the numbers they both compute.
+
+Usage: python bench/score_bench.py [--rows N] [--runs N] [--seed S] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = ROOT / "bench" / "baseline_pandas_sklearn.py"
+GENERATOR_VERSION = 1
+CATEGORIES = (
+    "geography", "history", "science", "sports", "music", "film", "literature",
+    "politics", "religion", "food", "biology", "chemistry", "physics", "art",
+    "business", "technology", "mythology", "medicine", "law", "astronomy",
+)  # fmt: skip
+TRUE_SPELLINGS = ("true", "True", "yes", "Y", "1", " TRUE ")
+FALSE_SPELLINGS = ("false", "False", "no", "n", "0", " FALSE ")
+SPELLING_WEIGHTS = (0.80, 0.06, 0.05, 0.03, 0.04, 0.02)
+ABSTAIN_SPELLINGS = ("", "unknown", "IDK", "n/a", "abstain", "none", "I don't know")
+AGREEMENT_TOLERANCE = 1e-9
+TARGET_SPEEDUP = 10.0
+TARGET_MEMORY_RATIO = 1 / 3
+
+
+@dataclass
+class Dataset:
+    """Paths of one generated benchmark input."""
+
+    labels: Path
+    config: Path
+    predictions: Path
+
+
+@dataclass
+class Runs:
+    """Wall times (s), peak RSS (MiB) and the last stdout/stderr of one program."""
+
+    wall: list[float] = field(default_factory=list)
+    rss: list[float] = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+
+
+def zipf_weights(k: int, exponent: float = 1.1) -> np.ndarray:
+    """Return normalized Zipf weights for ranks 1..k."""
+    weights = 1.0 / np.arange(1, k + 1) ** exponent
+    return weights / weights.sum()
+
+
+def category_json(first: np.ndarray, second: np.ndarray) -> list[str]:
+    """Return each item's JSON category: a string, or a list where ``second`` >= 0."""
+    names = [json.dumps(c) for c in CATEGORIES]
+    return [names[a] if b < 0 else f"[{names[a]}, {names[b]}]" for a, b in zip(first.tolist(), second.tolist())]
+
+
+def write_labels(path: Path, rng: np.random.Generator, rows: int) -> dict[str, np.ndarray]:
+    """Write the label file and return the item arrays the submission is drawn from."""
+    first = rng.choice(len(CATEGORIES), size=rows, p=zipf_weights(len(CATEGORIES)))
+    offset = rng.integers(1, len(CATEGORIES), size=rows)
+    second = np.where(rng.random(rows) < 0.05, (first + offset) % len(CATEGORIES), -1)
+    head = rng.random(rows) < 0.30
+    label = rng.random(rows) < 0.45
+    cats = category_json(first, second)
+    with path.open("w", encoding="utf-8") as f:
+        for i, (lab, cat, hd) in enumerate(zip(label.tolist(), cats, head.tolist())):
+            f.write(f'{{"id": "q{i:07d}", "label": {"true" if lab else "false"}, '
+                    f'"category": {cat}, "popularity": "{"head" if hd else "tail"}"}}\n')
+    return {"label": label, "head": head, "first": first}
+
+
+def spell(answer: np.ndarray, abstain: np.ndarray, rng: np.random.Generator) -> list[str]:
+    """Return the prediction tokens, in a realistic mix of spellings."""
+    n = len(answer)
+    variant = rng.choice(len(SPELLING_WEIGHTS), size=n, p=SPELLING_WEIGHTS).tolist()
+    abstain_variant = rng.integers(0, len(ABSTAIN_SPELLINGS), size=n).tolist()
+    return [
+        ABSTAIN_SPELLINGS[av] if ab else (TRUE_SPELLINGS[v] if a else FALSE_SPELLINGS[v])
+        for a, ab, v, av in zip(answer.tolist(), abstain.tolist(), variant, abstain_variant)
+    ]
+
+
+def write_submission(path: Path, rng: np.random.Generator, items: dict[str, np.ndarray]) -> None:
+    """Write a CSV submission: ~88% head / ~70% tail accuracy, abstentions, 0.5% ids missing."""
+    label, head, first = items["label"], items["head"], items["first"]
+    n = len(label)
+    p_correct = np.where(head, 0.88, 0.70) - 0.008 * first  # rarer categories are harder
+    correct = rng.random(n) < p_correct
+    abstain = rng.random(n) < np.where(head, 0.03, 0.10)
+    answer = np.where(correct, label, ~label)
+    confidence = np.clip(np.where(correct, 0.75, 0.6) + rng.normal(0, 0.15, n), 0.0, 1.0)
+    tokens = spell(answer, abstain, rng)
+    present = rng.random(n) >= 0.005
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write("id,prediction,confidence\n")
+        for i in np.flatnonzero(present).tolist():
+            conf = "" if abstain[i] else f"{confidence[i]:.4f}"
+            f.write(f"q{i:07d},{tokens[i]},{conf}\n")
+
+
+def generate(out: Path, rows: int, seed: int, force: bool) -> Dataset:
+    """Write the benchmark inputs into ``out`` unless an identical set is already there."""
+    out.mkdir(parents=True, exist_ok=True)
+    data = Dataset(out / "labels.jsonl", out / "phase.json", out / "submission.csv")
+    stamp = out / "stamp.json"
+    wanted = {"rows": rows, "seed": seed, "version": GENERATOR_VERSION}
+    if not force and stamp.exists() and json.loads(stamp.read_text()) == wanted:
+        return data
+    stamp.unlink(missing_ok=True)
+    started = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    items = write_labels(data.labels, rng, rows)
+    data.config.write_text(json.dumps(
+        {"task_type": "binary", "primary_metric": "accuracy", "breakdowns": ["category"], "missing_ids": "abstain"}
+    ))
+    write_submission(data.predictions, rng, items)
+    stamp.write_text(json.dumps(wanted))
+    print(f"generated {rows:,} rows into {out} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return data
+
+
+def run_child(cmd: list[str], runs: Runs, scratch: Path) -> None:
+    """Run ``cmd`` once as a child process; record wall time, peak RSS and its output."""
+    out_path, err_path = scratch / "child.out", scratch / "child.err"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting
+    runs.stdout, runs.stderr = out_path.read_text(), err_path.read_text()
+    if child.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} exited {child.returncode}:\n{runs.stderr[-3000:]}\n{runs.stdout[-2000:]}")
+    runs.wall.append(wall)
+    runs.rss.append(usage.ru_maxrss / 1024)  # KiB on Linux
+
+
+def commands(data: Dataset, python: str) -> dict[str, list[str]]:
+    """Return the two command lines being compared."""
+    files = ["--labels", str(data.labels), "--predictions", str(data.predictions), "--config", str(data.config)]
+    return {
+        "ours": [python, "-m", "scoring", "evaluate", *files],
+        "baseline": [python, str(BASELINE), *files, "--timings"],
+    }
+
+
+def measure(cmds: dict[str, list[str]], runs: int, warmup: int, scratch: Path) -> dict[str, Runs]:
+    """Run both programs alternately (order flipped each round); warm-up runs are not timed."""
+    results = {name: Runs() for name in cmds}
+    for round_no in range(warmup + runs):
+        order = list(cmds) if round_no % 2 == 0 else list(reversed(cmds))
+        for name in order:
+            run_child(cmds[name], results[name], scratch)
+            if round_no < warmup:
+                results[name].wall.pop()
+                results[name].rss.pop()
+        print(f"round {round_no + 1}/{warmup + runs} done" + (" (warm-up)" if round_no < warmup else ""),
+              file=sys.stderr)
+    return results
+
+
+def compare(ours: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    """Return the largest difference between the two outputs on the metrics both compute."""
+    pairs: list[tuple[str, Any, Any]] = []
+    for m in ("accuracy", "f1", "answer_rate", "selective_accuracy", "macro_f1", "ece", "n", "answered", "correct"):
+        pairs.append((f"overall.{m}", ours["overall"].get(m), base["overall"].get(m)))
+    for field_name, values in base["breakdowns"].items():
+        ours_values = ours.get("breakdowns", {}).get(field_name, {})
+        pairs.append((f"{field_name}.keys", sorted(ours_values), sorted(values)))
+        for value, metrics in values.items():
+            for m in ("accuracy", "f1", "answer_rate", "n"):
+                pairs.append((f"{field_name}.{value}.{m}", ours_values.get(value, {}).get(m), metrics[m]))
+    for bucket in ("head", "tail", "gap"):
+        for m in ("accuracy", "f1", "answer_rate"):
+            pairs.append((f"popularity.{bucket}.{m}", ours.get("popularity", {}).get(bucket, {}).get(m),
+                          base["popularity"][bucket][m]))
+    worst, mismatches = 0.0, []
+    for name, a, b in pairs:
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            diff = abs(a - b)
+            worst = max(worst, diff)
+            if diff > AGREEMENT_TOLERANCE:
+                mismatches.append(f"{name}: ours {a!r} vs baseline {b!r}")
+        elif a != b:
+            mismatches.append(f"{name}: ours {a!r} vs baseline {b!r}")
+    return {"checked": len(pairs), "max_abs_diff": worst, "mismatches": mismatches, "agree": not mismatches}
+
+
+def summarize(results: dict[str, Runs], agreement: dict[str, Any], rows: int) -> dict[str, Any]:
+    """Return the JSON summary of a benchmark run."""
+    ours, base = results["ours"], results["baseline"]
+    med = {name: (statistics.median(r.wall), statistics.median(r.rss)) for name, r in results.items()}
+    phases = [json.loads(line)["timings"] for line in base.stderr.splitlines() if '"timings"' in line]
+    speedup = med["baseline"][0] / med["ours"][0]
+    memory_ratio = med["ours"][1] / med["baseline"][1]
+    return {
+        "rows": rows,
+        "runs": len(ours.wall),
+        "ours": {"wall_s": ours.wall, "peak_rss_mib": ours.rss, "median_wall_s": med["ours"][0],
+                 "median_peak_rss_mib": med["ours"][1]},
+        "baseline": {"wall_s": base.wall, "peak_rss_mib": base.rss, "median_wall_s": med["baseline"][0],
+                     "median_peak_rss_mib": med["baseline"][1], "last_run_phases_s": phases[-1] if phases else None},
+        "speedup": speedup,
+        "memory_ratio": memory_ratio,
+        "targets_met": {"speedup_ge_10": speedup >= TARGET_SPEEDUP,
+                        "memory_le_one_third": memory_ratio <= TARGET_MEMORY_RATIO},
+        "agreement": agreement,
+    }
+
+
+def print_table(summary: dict[str, Any]) -> None:
+    """Print the human-readable table of medians and ratios."""
+    ours, base = summary["ours"], summary["baseline"]
+    mem = summary["memory_ratio"]
+    print(f"\n{summary['rows']:,} rows, {summary['runs']} runs each (medians)")
+    print(f"{'':24}{'python -m scoring':>20}{'pandas+sklearn':>18}{'ratio':>22}")
+    print(f"{'wall time (s)':24}{ours['median_wall_s']:>20.3f}{base['median_wall_s']:>18.3f}"
+          f"{summary['speedup']:>14.1f}x faster")
+    print(f"{'peak RSS (MiB)':24}{ours['median_peak_rss_mib']:>20.1f}{base['median_peak_rss_mib']:>18.1f}"
+          f"{mem:>10.3f} (1/{1 / mem:.1f})")
+    targets = summary["targets_met"]
+    print(f"targets: >=10x faster {'MET' if targets['speedup_ge_10'] else 'MISSED'}, "
+          f"<=1/3 peak memory {'MET' if targets['memory_le_one_third'] else 'MISSED'}")
+    if base["last_run_phases_s"]:
+        print("baseline phases (last run, s): "
+              + ", ".join(f"{k} {v:.2f}" for k, v in base["last_run_phases_s"].items()))
+    agreement = summary["agreement"]
+    print(f"agreement on {agreement['checked']} shared values (tolerance {AGREEMENT_TOLERANCE:g}): "
+          f"{'OK' if agreement['agree'] else 'MISMATCH'}, max |diff| {agreement['max_abs_diff']:.3g}")
+    for line in agreement["mismatches"][:20]:
+        print(f"  {line}")
+
+
+def main() -> None:
+    """Generate the inputs, run both programs, print the table and a JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=5, help="timed runs of each program")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs of each program first")
+    parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    parser.add_argument("--regenerate", action="store_true", help="rewrite the inputs even if present")
+    parser.add_argument("--python", default=sys.executable, help="interpreter for both children")
+    args = parser.parse_args()
+    data = generate(args.out, args.rows, args.seed, args.regenerate)
+    if args.runs < 1:
+        return  # --runs 0: only generate the inputs
+    cmds = commands(data, args.python)
+    for name, cmd in cmds.items():
+        print(f"{name}: {' '.join(cmd)}", file=sys.stderr)
+    results = measure(cmds, args.runs, args.warmup, args.out)
+    agreement = compare(json.loads(results["ours"].stdout), json.loads(results["baseline"].stdout))
+    summary = summarize(results, agreement, args.rows)
+    print_table(summary)
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
