@@ -14,7 +14,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard import cli, errors, web
     from leaderboard.extensions import csrf, limiter, login_manager
     from leaderboard.runtime import build_runtime
-    from leaderboard.views import api, auth, organizer, public
+    from leaderboard.views import api, auth, organizer, public, tokens
 
     settings = Settings.from_env(**(config or {}))
     app = Flask(__name__)
@@ -36,4 +36,5 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(auth.bp)
     app.register_blueprint(organizer.bp, url_prefix="/organizer")
     app.register_blueprint(api.bp, url_prefix="/api/v1")
+    app.register_blueprint(tokens.bp)
     return app

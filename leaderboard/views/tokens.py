@@ -1,0 +1,43 @@
+"""Personal API tokens on the account page: create (plaintext shown once), list, revoke."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, flash, make_response, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+
+from leaderboard import web
+from leaderboard.models import ApiToken
+from leaderboard.services import accounts
+
+bp = Blueprint("tokens", __name__)
+
+
+@bp.app_context_processor
+def _token_helpers() -> dict[str, object]:
+    return {"api_tokens": _api_tokens}
+
+
+@bp.post("/account/tokens")
+@login_required
+def create() -> Response:
+    """Create a token and show its plaintext this once (never stored, never redirected)."""
+    token, plaintext = accounts.create_token(web.ctx(), user=current_user, name=request.form.get("name", ""))
+    response = make_response(render_template("account/token_created.html", token=token, plaintext=plaintext))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/account/tokens/<int:token_id>/revoke")
+@login_required
+def revoke(token_id: int) -> Response:
+    """Revoke one of the user's tokens."""
+    accounts.revoke_token(web.ctx(), user=current_user, token_id=token_id)
+    flash("The token was revoked; scripts using it can no longer call the API.", "success")
+    return redirect(url_for("auth.account") + "#api-tokens")
+
+
+def _api_tokens() -> list[ApiToken]:
+    """Return the logged-in user's active tokens (for account/_tokens.html)."""
+    if not current_user.is_authenticated:
+        return []
+    return accounts.list_tokens(web.ctx(), user=current_user)
