@@ -1,0 +1,161 @@
+"""Submission quotas: per UTC day and in total, exact under concurrent uploads.
+
+A charge inserts the (phase, user, day) and (phase, user, 'total') rows if they are
+missing (``ON CONFLICT DO NOTHING``, so racing inserts are harmless), then takes one
+unit from each with ``UPDATE ... SET used = used + 1 WHERE ... AND used < :limit``.
+The database serializes the UPDATEs on the row lock and re-checks the condition,
+so N concurrent uploads against a limit of L succeed exactly min(N, L) times.
+``charge`` and ``refund`` run inside the caller's transaction and never commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from leaderboard.db import utcnow
+from leaderboard.models import Phase, QuotaUsage, Submission, User
+from leaderboard.runtime import ServiceContext
+from leaderboard.services.errors import QuotaExceeded
+
+TOTAL = "total"
+
+
+@dataclass(frozen=True)
+class QuotaStatus:
+    """How many submissions a user has made in a phase and may still make."""
+
+    day: str
+    used_today: int
+    max_per_day: int | None
+    used_total: int
+    max_total: int | None
+    resets_at: datetime  # next midnight UTC, naive UTC like every stored timestamp
+
+    @property
+    def remaining_today(self) -> int | None:
+        """Return what is left of the daily limit, or None without one."""
+        return None if self.max_per_day is None else max(0, self.max_per_day - self.used_today)
+
+    @property
+    def remaining_total(self) -> int | None:
+        """Return what is left of the total limit, or None without one."""
+        return None if self.max_total is None else max(0, self.max_total - self.used_total)
+
+    @property
+    def remaining(self) -> int | None:
+        """Return how many more submissions are possible now, or None when unlimited."""
+        left = [n for n in (self.remaining_today, self.remaining_total) if n is not None]
+        return min(left) if left else None
+
+
+def utc_day(now: datetime | None = None) -> str:
+    """Return the UTC calendar day of now as YYYY-MM-DD."""
+    return (now or utcnow()).strftime("%Y-%m-%d")
+
+
+def next_reset(now: datetime | None = None) -> datetime:
+    """Return the next midnight UTC after now."""
+    now = now or utcnow()
+    return datetime(now.year, now.month, now.day) + timedelta(days=1)
+
+
+def quota_status(ctx: ServiceContext, *, phase: Phase, user: User, now: datetime | None = None) -> QuotaStatus:
+    """Return the user's used and remaining submissions in phase (today in UTC, and in total)."""
+    now = now or utcnow()
+    day = utc_day(now)
+    query = select(QuotaUsage.day, QuotaUsage.used).where(
+        QuotaUsage.phase_id == phase.id, QuotaUsage.user_id == user.id, QuotaUsage.day.in_([day, TOTAL])
+    )
+    rows = {row_day: used for row_day, used in ctx.session.execute(query)}
+    return QuotaStatus(
+        day=day,
+        used_today=rows.get(day, 0),
+        max_per_day=phase.max_per_day,
+        used_total=rows.get(TOTAL, 0),
+        max_total=phase.max_total,
+        resets_at=next_reset(now),
+    )
+
+
+def charge(ctx: ServiceContext, *, phase: Phase, user: User, now: datetime | None = None) -> str:
+    """Take one submission from the daily and total quota and return the UTC day charged.
+
+    Raises QuotaExceeded; the caller must then roll back (the daily unit may be taken).
+    """
+    now = now or utcnow()
+    day = utc_day(now)
+    _insert_missing(ctx.session, phase_id=phase.id, user_id=user.id, days=(day, TOTAL))
+    if not _take(ctx.session, phase_id=phase.id, user_id=user.id, day=day, limit=phase.max_per_day):
+        raise QuotaExceeded(
+            f"You have used all {phase.max_per_day} submissions of today (UTC) in this phase; "
+            f"the quota resets at {next_reset(now):%Y-%m-%d %H:%M} UTC.",
+            resets_at=next_reset(now),
+        )
+    if not _take(ctx.session, phase_id=phase.id, user_id=user.id, day=TOTAL, limit=phase.max_total):
+        raise QuotaExceeded(
+            f"You have used all {phase.max_total} submissions allowed in this phase.", resets_at=None
+        )
+    return day
+
+
+def check_available(ctx: ServiceContext, *, phase: Phase, user: User, now: datetime | None = None) -> None:
+    """Raise QuotaExceeded when nothing is left (a cheap early check; charge is the real guard)."""
+    status = quota_status(ctx, phase=phase, user=user, now=now)
+    if status.remaining_total == 0:
+        raise QuotaExceeded(f"You have used all {phase.max_total} submissions allowed in this phase.", None)
+    if status.remaining_today == 0:
+        raise QuotaExceeded(
+            f"You have used all {phase.max_per_day} submissions of today (UTC) in this phase; "
+            f"the quota resets at {status.resets_at:%Y-%m-%d %H:%M} UTC.",
+            resets_at=status.resets_at,
+        )
+
+
+def refund(ctx: ServiceContext, *, submission: Submission) -> None:
+    """Give back the unit a submission was charged (on the day it was charged); at most once."""
+    if submission.quota_day is None:
+        return
+    for day in (submission.quota_day, TOTAL):
+        ctx.session.execute(
+            update(QuotaUsage)
+            .where(
+                QuotaUsage.phase_id == submission.phase_id,
+                QuotaUsage.user_id == submission.user_id,
+                QuotaUsage.day == day,
+                QuotaUsage.used > 0,
+            )
+            .values(used=QuotaUsage.used - 1)
+            .execution_options(synchronize_session=False)
+        )
+    submission.quota_day = None
+
+
+def _insert_missing(session: Session, *, phase_id: int, user_id: int, days: tuple[str, ...]) -> None:
+    """Insert zero-usage rows for days that have none, tolerating concurrent inserts."""
+    rows = [{"phase_id": phase_id, "user_id": user_id, "day": day, "used": 0} for day in days]
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
+    else:  # pragma: no cover - only PostgreSQL and SQLite are supported
+        raise NotImplementedError(f"quota rows on {dialect}")
+    statement = insert(QuotaUsage).values(rows)
+    session.execute(statement.on_conflict_do_nothing(index_elements=["phase_id", "user_id", "day"]))
+
+
+def _take(session: Session, *, phase_id: int, user_id: int, day: str, limit: int | None) -> bool:
+    """Add one to the usage row if it is below limit; return whether it was."""
+    statement = (
+        update(QuotaUsage)
+        .where(QuotaUsage.phase_id == phase_id, QuotaUsage.user_id == user_id, QuotaUsage.day == day)
+        .values(used=QuotaUsage.used + 1)
+        .execution_options(synchronize_session=False)
+    )
+    if limit is not None:
+        statement = statement.where(QuotaUsage.used < limit)
+    return session.execute(statement).rowcount == 1  # type: ignore[attr-defined]
