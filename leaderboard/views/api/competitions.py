@@ -1,0 +1,78 @@
+"""API handlers for competitions and phase creation."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, url_for
+
+from leaderboard import web
+from leaderboard.services import competitions as competition_service
+from leaderboard.services import phases as phase_service
+from leaderboard.services.errors import InvalidInput
+from leaderboard.views.api import bp, schemas, serialize
+from leaderboard.views.api.auth import current_user, require_organizer
+from leaderboard.views.api.parsing import as_utc_naive, parse_form, parse_json, respond
+from leaderboard.views.api.spec import operation
+
+
+@bp.get("/competitions")
+@operation("List competitions with their phases and status", schemas.CompetitionList, auth="optional",
+           tag="competitions")
+def list_competitions() -> tuple[Response, int]:
+    """List every competition, those with an open phase first."""
+    current_user()  # a bad token is refused even where none is needed
+    items = competition_service.list_competitions(web.ctx())
+    return respond(schemas.CompetitionList(competitions=[serialize.competition(c) for c in items]))
+
+
+@bp.post("/competitions")
+@operation("Create a competition", schemas.CompetitionCreated, status=201, auth="organizer",
+           body=schemas.CompetitionCreate, errors=(400, 409), tag="organizers")
+def create_competition() -> tuple[Response, int]:
+    """Create a competition from a JSON body."""
+    organizer = require_organizer()
+    body = parse_json(schemas.CompetitionCreate)
+    item = competition_service.create_competition(
+        web.ctx(), slug=body.slug, title=body.title, description=body.description, created_by=organizer
+    )
+    return respond(schemas.CompetitionCreated(slug=item.slug, title=item.title, url=serialize.competition(item).url), 201)
+
+
+@bp.post("/competitions/<slug>/phases")
+@operation("Create the next phase of a competition", schemas.PhaseCreated, status=201, auth="organizer",
+           form=schemas.PhaseCreate, errors=(400, 404, 409, 413), tag="organizers")
+def create_phase(slug: str) -> tuple[Response, int]:
+    """Create a phase from its label file, optional questions file, config, dates and limits."""
+    require_organizer()
+    fields, files = parse_form(schemas.PhaseCreate, text_files=("config",))
+    questions = files.get("questions")
+    item = phase_service.create_phase(
+        web.ctx(),
+        competition_slug=slug,
+        name=fields.name,
+        labels=files["labels"].read(),
+        questions=questions.read() if questions is not None else None,
+        config=_config(fields.config),
+        start_at=as_utc_naive(fields.start),
+        end_at=as_utc_naive(fields.end),
+        max_per_day=fields.max_per_day,
+        max_total=fields.max_total,
+        description=fields.description,
+        leaderboard_visibility=fields.leaderboard_visibility,
+    )
+    url = url_for("api.get_phase", phase_id=item.id, _external=True)
+    return respond(schemas.PhaseCreated(id=item.id, name=item.name, status=phase_service.phase_status(item), url=url), 201)
+
+
+def _config(text: str | None) -> dict[str, Any] | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        config = json.loads(text)
+    except ValueError as error:
+        raise InvalidInput(f"The phase config is not valid JSON: {error}.") from None
+    if not isinstance(config, dict):
+        raise InvalidInput("The phase config must be a JSON object (SPEC §2.2).")
+    return config

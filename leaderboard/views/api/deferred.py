@@ -1,0 +1,58 @@
+"""Run inline scoring after the response is sent, so an upload is answered before it is scored.
+
+With ``TAILBOARD_SCORING=inline`` the dispatcher scores in-process as soon as a service
+dispatches. The API promises 202 before scoring finishes, so its calls get a service
+context whose dispatcher only records the submission ids; the real dispatcher runs them
+when the WSGI server closes the response. A crash in between leaves the submissions
+queued, and ``requeue_unfinished`` scores them at the next start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from flask import Response, after_this_request
+
+from leaderboard import web
+from leaderboard.runtime import ServiceContext
+from leaderboard.services.dispatch import Dispatcher
+
+log = logging.getLogger(__name__)
+
+
+class DeferredDispatcher:
+    """Collect dispatched submission ids and hand them to the real dispatcher later."""
+
+    def __init__(self, target: Dispatcher) -> None:
+        self.target = target
+        self.pending: list[int] = []
+
+    def dispatch(self, submission_id: int) -> None:
+        """Remember submission_id for dispatching after the response."""
+        self.pending.append(submission_id)
+
+    def flush(self) -> None:
+        """Dispatch every remembered submission with the real dispatcher."""
+        while self.pending:
+            submission_id = self.pending.pop(0)
+            try:
+                self.target.dispatch(submission_id)
+            except Exception:  # the submission stays queued; requeue_unfinished retries it
+                log.exception("dispatching submission %s after the response failed", submission_id)
+
+
+def dispatch_after_response() -> ServiceContext:
+    """Return the request's service context, with inline dispatch postponed past the response."""
+    base = web.ctx()
+    if base.settings.scoring_mode != "inline" or base.runtime.dispatcher is None:
+        return base
+    deferred = DeferredDispatcher(base.runtime.dispatcher)
+
+    @after_this_request
+    def _dispatch_on_close(response: Response) -> Response:
+        response.call_on_close(deferred.flush)
+        return response
+
+    runtime = dataclasses.replace(base.runtime, dispatcher=deferred)
+    return ServiceContext(session=base.session, runtime=runtime)

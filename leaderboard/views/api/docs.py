@@ -1,0 +1,33 @@
+"""The generated OpenAPI document and a browsable page for it (vendored Swagger UI)."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from flask import Response, current_app, jsonify, render_template
+
+from leaderboard.views.api import bp, schemas
+from leaderboard.views.api.spec import build_document, operation
+
+
+@bp.get("/openapi.json")
+@operation("This OpenAPI 3.1 document", schemas.OpenApiDocument, tag="meta")
+def openapi_document() -> Response:
+    """Serve the OpenAPI document generated from the handlers and their models."""
+    cache = current_app.extensions.setdefault("tailboard_openapi", {})
+    if "document" not in cache:
+        cache["document"] = build_document(current_app, version=_version())
+    return jsonify(cache["document"])
+
+
+@bp.get("/docs")
+def docs_page() -> str:
+    """Serve the browsable API reference."""
+    return render_template("api/docs.html")
+
+
+def _version() -> str:
+    try:
+        return version("tailboard")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,85 @@
+"""Turn a request into a validated pydantic model, or InvalidInput naming each bad field."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from flask import Response, jsonify, request
+from pydantic import BaseModel, ValidationError
+from werkzeug.datastructures import FileStorage
+
+from leaderboard.services.errors import InvalidInput
+
+M = TypeVar("M", bound=BaseModel)
+MAX_TEXT_FILE = 1024 * 1024  # a config sent as a file part is small; refuse anything bigger
+
+
+def parse_json(model: type[M]) -> M:
+    """Return the JSON body as model; InvalidInput when it is not a valid object."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise InvalidInput("Send a JSON object with 'Content-Type: application/json'.")
+    return _validate(model, data)
+
+
+def parse_query(model: type[M]) -> M:
+    """Return the query string as model; InvalidInput naming each bad parameter."""
+    return _validate(model, request.args.to_dict())
+
+
+def parse_form(model: type[M], *, text_files: tuple[str, ...] = ()) -> tuple[M, dict[str, FileStorage]]:
+    """Return the multipart form as model and its uploaded files by field name.
+
+    File fields are checked for presence only (their content is streamed later, never
+    read here); fields named in text_files may come as a file part or a text part.
+    """
+    data: dict[str, Any] = {}
+    for name, value in request.form.items():
+        field = model.model_fields.get(name)
+        if value == "" and field is not None and field.default is None:
+            continue  # an empty optional field means "not given"
+        data[name] = value
+    files = {name: f for name, f in request.files.items() if f.filename or name in text_files}
+    for name, upload in files.items():
+        data[name] = _read_text(name, upload) if name in text_files else b""
+    return _validate(model, data), {name: f for name, f in files.items() if name not in text_files}
+
+
+def as_utc_naive(moment: datetime | None) -> datetime | None:
+    """Return moment as naive UTC (how timestamps are stored); naive input is taken as UTC."""
+    if moment is None or moment.tzinfo is None:
+        return moment
+    return moment.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def as_utc(moment: datetime | None) -> datetime | None:
+    """Return a stored naive-UTC timestamp as an aware one (serialized with 'Z')."""
+    return None if moment is None else moment.replace(tzinfo=timezone.utc)
+
+
+def respond(model: BaseModel, status: int = 200) -> tuple[Response, int]:
+    """Serialize a response model as JSON with status."""
+    return jsonify(model.model_dump(mode="json", exclude_unset=True)), status
+
+
+def _read_text(name: str, upload: FileStorage) -> str:
+    raw = upload.stream.read(MAX_TEXT_FILE + 1)
+    if len(raw) > MAX_TEXT_FILE:
+        raise InvalidInput(f"The field '{name}' is larger than 1 MiB.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"The field '{name}' is not UTF-8 text.") from None
+
+
+def _validate(model: type[M], data: dict[str, Any]) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        problems = [
+            {"field": ".".join(str(part) for part in item["loc"]) or None, "message": item["msg"]}
+            for item in error.errors(include_url=False, include_input=False)
+        ]
+        summary = "; ".join(f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems)
+        raise InvalidInput(f"Invalid input: {summary}.", problems) from None
