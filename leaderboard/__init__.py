@@ -11,7 +11,7 @@ from leaderboard.config import Settings
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the WSGI application; ``config`` overrides Settings fields (tests)."""
-    from leaderboard import cli, errors, web
+    from leaderboard import cli, errors, templating, web
     from leaderboard.extensions import csrf, limiter, login_manager
     from leaderboard.runtime import build_runtime
     from leaderboard.views import api, auth, organizer, public, tokens
@@ -31,6 +31,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     csrf.init_app(app)
     limiter.init_app(app)
     errors.init_app(app)
+    templating.init_app(app)
     cli.init_app(app)
     app.register_blueprint(public.bp)
     app.register_blueprint(auth.bp)

@@ -1,0 +1,177 @@
+"""Organizer pages: competitions, phases (from files or an importer), actions, baselines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, url_for
+from flask_login import current_user
+from werkzeug.wrappers import Response
+
+from leaderboard.extensions import login_manager
+from leaderboard.forms import ActionForm, BaselineForm, CompetitionForm, ImportForm, PhaseForm, PhaseSettingsForm
+from leaderboard.services import competitions, phases, submissions
+from leaderboard.services.errors import Conflict, InvalidInput
+from leaderboard.models import Competition, Phase
+from leaderboard.web import ctx
+
+bp = Blueprint("organizer", __name__)
+
+PHASE_ACTIONS = {
+    "open": (phases.open_phase, "The phase is open for submissions."),
+    "close": (phases.close_phase, "The phase is closed; the private split is now on the ranking."),
+    "rescore": (phases.rescore_phase, "Every submission of the phase is queued for re-scoring."),
+}
+
+
+@bp.before_request
+def require_organizer() -> Any:
+    """Send anonymous visitors to log in and refuse participants (403) on every organizer page."""
+    if not current_user.is_authenticated:
+        return login_manager.unauthorized()
+    if not current_user.is_organizer:
+        abort(403, "This page is for organizers.")
+    return None
+
+
+def _me() -> Any:
+    return current_user._get_current_object()
+
+
+def _managed(competition: Competition) -> Competition:
+    """Return the competition if the current organizer manages it, else refuse with 403."""
+    if competition.created_by_id not in (None, current_user.id):
+        abort(403, "Another organizer manages this competition.")
+    return competition
+
+
+def _managed_phase(phase_id: int) -> Phase:
+    """Return the phase if the current organizer manages its competition, else refuse with 403."""
+    phase = phases.get_phase(ctx(), phase_id)
+    _managed(phase.competition)
+    return phase
+
+
+@bp.get("/")
+def dashboard() -> str:
+    """List the competitions this organizer manages."""
+    mine = [c for c in competitions.list_competitions(ctx()) if c.created_by_id in (None, current_user.id)]
+    return render_template("organizer/dashboard.html", competitions=mine)
+
+
+@bp.route("/competitions/new", methods=["GET", "POST"])
+def new_competition() -> Response | str | tuple[str, int]:
+    """Create a competition."""
+    form = CompetitionForm()
+    if form.validate_on_submit():
+        try:
+            comp = competitions.create_competition(
+                ctx(), slug=form.slug.data, title=form.title.data,
+                description=form.description.data or "", created_by=_me(),
+            )
+        except (Conflict, InvalidInput) as exc:
+            form.slug.errors = [*form.slug.errors, exc.message]
+        else:
+            flash(f"Competition “{comp.title}” created. Add its first phase.", "success")
+            return redirect(url_for("organizer.competition", slug=comp.slug), code=303)
+    return _form_page("organizer/competition_new.html", form)
+
+
+@bp.get("/c/<slug>")
+def competition(slug: str) -> str:
+    """Show one competition's phases with their actions."""
+    comp = _managed(competitions.get_competition(ctx(), slug))
+    return render_template("organizer/competition.html", competition=comp, action_form=ActionForm())
+
+
+@bp.route("/c/<slug>/phases/new", methods=["GET", "POST"])
+def new_phase(slug: str) -> Response | str | tuple[str, int]:
+    """Add a phase from a hidden label file, optional public questions and a task config."""
+    comp = _managed(competitions.get_competition(ctx(), slug))
+    form = PhaseForm()
+    if form.validate_on_submit():
+        try:
+            phase = phases.create_phase(
+                ctx(), competition_slug=slug, labels=form.labels.data.read(),
+                questions=form.questions.data.read() if form.questions.data else None,
+                config=form.config(), **form.settings(),
+            )
+        except InvalidInput as exc:
+            form.form_errors.append(exc.message)
+        else:
+            flash(f"Phase “{phase.name}” created with {phase.n_items} items.", "success")
+            return redirect(url_for("organizer.competition", slug=slug), code=303)
+    return _form_page("organizer/phase_new.html", form, competition=comp)
+
+
+@bp.route("/c/<slug>/phases/import", methods=["GET", "POST"])
+def import_phase(slug: str) -> Response | str | tuple[str, int]:
+    """Add a phase from a benchmark's released file through its importer, showing the report."""
+    comp = _managed(competitions.get_competition(ctx(), slug))
+    form = ImportForm()
+    if form.validate_on_submit():
+        try:
+            outcome = phases.import_phase(
+                ctx(), competition_slug=slug, fmt=form.format.data, source=form.source.data.read(),
+                source_name=form.source.data.filename or "source", dry_run=form.preview.data, **form.settings(),
+            )
+        except InvalidInput as exc:
+            form.form_errors.append(exc.message)
+        else:
+            return render_template("organizer/import_report.html", competition=comp, outcome=outcome, form=form)
+    return _form_page("organizer/phase_import.html", form, competition=comp)
+
+
+@bp.route("/phases/<int:phase_id>/edit", methods=["GET", "POST"])
+def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
+    """Change a phase's name, rules, dates, limits and visibility."""
+    phase = _managed_phase(phase_id)
+    form = PhaseSettingsForm(obj=phase)
+    if form.validate_on_submit():
+        try:
+            phases.update_phase(ctx(), phase_id=phase_id, **form.settings())
+        except InvalidInput as exc:
+            form.form_errors.append(exc.message)
+        else:
+            flash("Phase settings saved.", "success")
+            return redirect(url_for("organizer.competition", slug=phase.competition.slug), code=303)
+    return _form_page("organizer/phase_edit.html", form, phase=phase)
+
+
+@bp.post("/phases/<int:phase_id>/<any(open, close, rescore):action>")
+def phase_action(phase_id: int, action: str) -> Response:
+    """Open, close or re-score a phase."""
+    phase = _managed_phase(phase_id)
+    run, message = PHASE_ACTIONS[action]
+    run(ctx(), phase_id=phase_id)
+    flash(message, "success")
+    return redirect(url_for("organizer.competition", slug=phase.competition.slug), code=303)
+
+
+@bp.route("/phases/<int:phase_id>/baselines", methods=["GET", "POST"])
+def baseline(phase_id: int) -> Response | str | tuple[str, int]:
+    """Upload a named baseline's prediction file; it is scored and flagged on the ranking."""
+    phase = _managed_phase(phase_id)
+    form = BaselineForm()
+    if form.validate_on_submit():
+        row = submissions.add_baseline(
+            ctx(), phase_id=phase_id, name=form.name.data.strip(), filename=form.file.data.filename or "baseline",
+            stream=form.file.data.stream, organizer=_me(),
+        )
+        flash(f"Baseline “{row.name}” added.", "success")
+        return redirect(url_for("public.leaderboard", phase_id=phase_id), code=303)
+    return _form_page("organizer/baseline.html", form, phase=phase)
+
+
+@bp.get("/phases/<int:phase_id>/submissions")
+def phase_submissions(phase_id: int) -> str:
+    """List every submission of a phase with its status and public score."""
+    phase = _managed_phase(phase_id)
+    rows = submissions.list_phase_submissions(ctx(), phase_id=phase_id, organizer=_me())
+    return render_template("organizer/submissions.html", phase=phase, submissions=rows)
+
+
+def _form_page(template: str, form: Any, **context: Any) -> str | tuple[str, int]:
+    """Render a form page; a submitted form that failed comes back with status 400."""
+    page = render_template(template, form=form, **context)
+    return (page, 400) if form.is_submitted() else page
