@@ -1,0 +1,335 @@
+"""Shared fixtures: settings and app over SQLite and PostgreSQL, service context, clients, factories.
+
+Every test that asks for ``settings`` (or anything built on it: ``runtime``, ``ctx``,
+``app``, ``client``, ``runner``, the ``make_*`` factories) runs twice, on SQLite and
+on PostgreSQL. Opt out with ``@pytest.mark.backends("sqlite")`` (or ask for PostgreSQL
+only with ``@pytest.mark.backends("postgres")``); ``-m "not postgres"`` skips the
+PostgreSQL runs. PostgreSQL is the server at 127.0.0.1:5432 (user postgres, trust
+auth; ``TAILBOARD_TEST_PG`` overrides the maintenance URL): each test process gets a
+fresh database ``tb_test_<worker>_<pid>`` that is emptied before every test and
+dropped at the end. When the server is unreachable those runs are skipped, or fail
+loudly when the environment variable CI is set.
+
+Data and hidden labels live in ``tmp_path``; scoring is inline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.pool import NullPool
+
+from leaderboard.config import Settings
+from leaderboard.db import Base
+from leaderboard.models import Competition, Phase, User
+from leaderboard.runtime import Runtime, ServiceContext, build_runtime
+
+PG_ADMIN_URL = os.environ.get("TAILBOARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+DEFAULT_PASSWORD = "correct horse battery"
+
+# The tiny phase every factory uses: 8 binary items, two categories, head/tail
+# popularity, a contrast group, and (with private=True) half the items private.
+TINY_ITEMS: list[dict[str, Any]] = [
+    {"id": "q1", "label": "true", "category": "science", "popularity": "head", "split": "public"},
+    {"id": "q2", "label": "false", "category": "science", "popularity": "head", "split": "public"},
+    {"id": "q3", "label": "true", "category": "history", "popularity": "tail", "split": "public"},
+    {"id": "q4", "label": "false", "category": "history", "popularity": "tail", "split": "public"},
+    {"id": "q5", "label": "true", "category": "science", "popularity": "head", "split": "private"},
+    {"id": "q6", "label": "false", "category": "history", "popularity": "tail", "split": "private"},
+    {"id": "q7", "label": "true", "category": "science", "popularity": "tail", "split": "private"},
+    {"id": "q8", "label": "true", "category": "history", "popularity": "head", "split": "private"},
+]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the backends marker."""
+    config.addinivalue_line(
+        "markers", "backends(*names): run only on these database backends ('sqlite', 'postgres')"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the backend runs a test opted out of with @pytest.mark.backends(...)."""
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("db_backend") if callspec is not None else None
+        marker = item.get_closest_marker("backends")
+        (dropped if backend and marker and backend not in marker.args else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+# --- databases ---------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_backend(request: pytest.FixtureRequest) -> str:
+    """Return the database backend of this run: 'sqlite' or 'postgres'."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def postgres_session_url() -> Iterator[str]:
+    """Create this test process's PostgreSQL database with the schema; drop it at the end."""
+    name = f"tb_test_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_{os.getpid()}"
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except OperationalError as error:
+        message = f"PostgreSQL at {make_url(PG_ADMIN_URL).render_as_string()} is unreachable: {error}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    engine = create_engine(url, poolclass=NullPool)
+    Base.metadata.create_all(engine)
+    engine.dispose()
+    yield url
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def _empty_postgres(url: str) -> None:
+    """Cut the previous test's leftover connections and empty every table."""
+    engine = create_engine(url, poolclass=NullPool)
+    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    with engine.begin() as connection:
+        connection.execute(text(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ))
+        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture
+def database_url(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """Return the URL of an empty database with the schema, on this run's backend."""
+    if db_backend == "postgres":
+        url: str = request.getfixturevalue("postgres_session_url")
+        _empty_postgres(url)
+        return url
+    url = f"sqlite:///{tmp_path / 'tailboard.sqlite3'}"
+    engine = create_engine(url, poolclass=NullPool)
+    Base.metadata.create_all(engine)
+    engine.dispose()
+    return url
+
+
+# --- the instance --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    """Return Settings fields a test module wants changed (override this fixture)."""
+    return {}
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path, settings_overrides: dict[str, Any]) -> Settings:
+    """Return hermetic settings: tmp data and label dirs, local storage, inline scoring."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(exist_ok=True)
+    values: dict[str, Any] = {
+        "data_dir": data_dir,
+        "labels_dir": tmp_path / "labels",
+        "database_url": database_url,
+        "storage_url": "local",
+        "secret_key": "test-secret-key",
+        "scoring_mode": "inline",
+        "celery_broker_url": None,
+        "ratelimit_storage_uri": "memory://",
+        "testing": True,
+    }
+    values.update(settings_overrides)
+    return Settings.from_env({}, **values)
+
+
+@pytest.fixture
+def app(settings: Settings) -> Iterator[Any]:
+    """Return the Flask app built on settings (its runtime is the ``runtime`` fixture)."""
+    from leaderboard import create_app
+
+    application = create_app(dataclasses.asdict(settings))
+    yield application
+    application.extensions["tailboard"].engine.dispose()
+
+
+@pytest.fixture
+def runtime(request: pytest.FixtureRequest, settings: Settings) -> Iterator[Runtime]:
+    """Return the instance runtime: the app's when the test uses the app, else a fresh one."""
+    if "app" in request.fixturenames:
+        yield request.getfixturevalue("app").extensions["tailboard"]
+        return
+    built = build_runtime(settings)
+    yield built
+    built.engine.dispose()
+
+
+@pytest.fixture
+def ctx(runtime: Runtime) -> Iterator[ServiceContext]:
+    """Return a service context with its own session, closed after the test."""
+    session = runtime.sessions()
+    yield runtime.context(session)
+    session.close()
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    """Return a test client of the app."""
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app: Any) -> Any:
+    """Return a CLI runner of the app (``runner.invoke(args=[...])``)."""
+    return app.test_cli_runner()
+
+
+# --- factories -----------------------------------------------------------------------------
+
+
+def tiny_labels(*, private: bool = False, items: list[dict[str, Any]] | None = None) -> bytes:
+    """Return the tiny label file (JSON Lines); without private, no item has a split."""
+    records = [dict(item) for item in (items or TINY_ITEMS)]
+    if not private:
+        for record in records:
+            record.pop("split", None)
+    return ("\n".join(json.dumps(r) for r in records) + "\n").encode("utf-8")
+
+
+def predictions_csv(labels: bytes | None = None, *, wrong: int | set[str] = 0,
+                    abstain: set[str] = frozenset()) -> bytes:  # type: ignore[assignment]
+    """Return an id,prediction CSV for a binary label file: right except ``wrong`` (the first n ids, or these ids)."""
+    records = [json.loads(line) for line in (labels or tiny_labels()).decode().splitlines() if line.strip()]
+    wrong_ids = {r["id"] for r in records[:wrong]} if isinstance(wrong, int) else set(wrong)
+    lines = ["id,prediction"]
+    for record in records:
+        truth = str(record["label"]).lower() in ("true", "yes", "1")
+        answer = "" if record["id"] in abstain else str(truth != (record["id"] in wrong_ids)).lower()
+        lines.append(f"{record['id']},{answer}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+@pytest.fixture
+def labels_file() -> Callable[..., bytes]:
+    """Return tiny_labels(*, private=False, items=None): the tiny label file as bytes."""
+    return tiny_labels
+
+
+@pytest.fixture
+def make_predictions() -> Callable[..., bytes]:
+    """Return predictions_csv(labels=None, *, wrong=0, abstain=set()): a CSV prediction file."""
+    return predictions_csv
+
+
+@pytest.fixture
+def make_user(ctx: ServiceContext) -> Callable[..., User]:
+    """Return a factory of participant accounts (password DEFAULT_PASSWORD unless given)."""
+    from leaderboard.services import accounts
+
+    counter = itertools.count(1)
+
+    def make(email: str | None = None, *, password: str = DEFAULT_PASSWORD, display_name: str | None = None,
+             is_organizer: bool = False) -> User:
+        n = next(counter)
+        return accounts.register_user(
+            ctx, email=email or f"{'org' if is_organizer else 'user'}{n}@example.com", password=password,
+            display_name=display_name, is_organizer=is_organizer,
+        )
+
+    return make
+
+
+@pytest.fixture
+def make_organizer(make_user: Callable[..., User]) -> Callable[..., User]:
+    """Return a factory of organizer accounts."""
+    return lambda email=None, **kwargs: make_user(email, is_organizer=True, **kwargs)
+
+
+@pytest.fixture
+def make_competition(ctx: ServiceContext) -> Callable[..., Competition]:
+    """Return a factory of competitions (slugs comp-1, comp-2, ... unless given)."""
+    from leaderboard.services import competitions
+
+    counter = itertools.count(1)
+
+    def make(slug: str | None = None, *, title: str | None = None, description: str = "") -> Competition:
+        n = next(counter)
+        return competitions.create_competition(
+            ctx, slug=slug or f"comp-{n}", title=title or f"Competition {n}", description=description)
+
+    return make
+
+
+@pytest.fixture
+def make_phase(ctx: ServiceContext, make_competition: Callable[..., Competition]) -> Callable[..., Phase]:
+    """Return a factory of phases on the tiny label file, opened unless status says otherwise.
+
+    ``make_phase(competition=None, *, status="open"|"upcoming"|"closed", private=False,
+    labels=None, config=None, **create_phase_fields)``.
+    """
+    from leaderboard.services import phases
+
+    def make(competition: Competition | None = None, *, status: str = "open", private: bool = False,
+             labels: bytes | None = None, config: dict[str, Any] | None = None, name: str = "Phase 1",
+             **fields: Any) -> Phase:
+        competition = competition or make_competition()
+        phase = phases.create_phase(ctx, competition_slug=competition.slug, name=name,
+                                    labels=labels or tiny_labels(private=private), config=config, **fields)
+        if status == "open":
+            phase = phases.open_phase(ctx, phase_id=phase.id)
+        elif status == "closed":
+            phase = phases.close_phase(ctx, phase_id=phase.id)
+        return phase
+
+    return make
+
+
+@pytest.fixture
+def make_token(ctx: ServiceContext) -> Callable[[User], str]:
+    """Return a factory of API tokens: make_token(user) -> plaintext."""
+    from leaderboard.services import accounts
+
+    return lambda user: accounts.create_token(ctx, user=user)[1]
+
+
+@pytest.fixture
+def login() -> Callable[[Any, User], None]:
+    """Return login(client, user): log the web client in as user (Flask-Login session, no form)."""
+
+    def log_in(test_client: Any, user: User) -> None:
+        with test_client.session_transaction() as session:
+            session["_user_id"] = str(user.id)
+            session["_fresh"] = True
+
+    return log_in
+
+
+@pytest.fixture
+def csrf_token() -> Callable[[Any, str], str]:
+    """Return csrf_token(client, path): the CSRF token of the form on the page at path."""
+
+    def token(test_client: Any, path: str) -> str:
+        page = test_client.get(path).get_data(as_text=True)
+        found = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page) or re.search(
+            r'value="([^"]+)"[^>]*name="csrf_token"', page)
+        assert found, f"no csrf_token field on {path}"
+        return found.group(1)
+
+    return token
