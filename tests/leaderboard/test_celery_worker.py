@@ -1,0 +1,215 @@
+"""Scaled-out scoring: the web side queues on Redis, a real ``celery -A leaderboard.tasks worker`` scores.
+
+Uses the Redis server at 127.0.0.1:6379 (database 13, so other users of that server
+are not disturbed) and, for the PostgreSQL run, the server at 127.0.0.1:5432.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.config import Config
+
+from leaderboard.config import Settings
+from leaderboard.models import Score, Submission
+from leaderboard.runtime import Runtime, build_runtime
+from leaderboard.services.dispatch import SCORE_TASK, CeleryDispatcher
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+REDIS_URL = "redis://127.0.0.1:6379/13"
+POSTGRES_ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
+
+# One xdist process runs every test here: two workers on one queue would steal each other's tasks.
+pytestmark = [pytest.mark.xdist_group("celery_worker"), pytest.mark.slow]
+
+LABELS = b"".join(
+    json.dumps({"id": f"q{i}", "label": i % 2 == 0, "category": "a" if i < 4 else "b"}).encode() + b"\n"
+    for i in range(8)
+)
+# Six of eight right: q0 and q1 are answered wrongly.
+PREDICTIONS = b"id,prediction\n" + b"".join(
+    f"q{i},{'yes' if (i % 2 == 0) != (i < 2) else 'no'}\n".encode() for i in range(8)
+)
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> str:
+    """Return the URL of a Redis database for the broker, skipping when Redis is down."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping()
+    except redis.RedisError as error:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {error}")
+    return REDIS_URL
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """Return the URL of a SQLite file the test and the worker share."""
+    return f"sqlite:///{tmp_path / 'tailboard.sqlite3'}"
+
+
+@pytest.fixture
+def postgresql_url() -> Iterator[str]:
+    """Create a throwaway PostgreSQL database; drop it after."""
+    import psycopg
+
+    try:
+        admin = psycopg.connect(POSTGRES_ADMIN_DSN, autocommit=True)
+    except psycopg.OperationalError as error:
+        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 as postgres: {error}")
+    name = f"tailboard_celery_{uuid.uuid4().hex[:12]}"
+    admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    finally:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def instance_env(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> dict[str, str]:
+    """Return the environment of a migrated instance that scores with Celery."""
+    database_url = request.getfixturevalue(f"{request.param}_url")
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    config.set_main_option("sqlalchemy.url", database_url)
+    config.attributes["configure_logger"] = False
+    command.upgrade(config, "head")
+    return {
+        "DATABASE_URL": database_url,
+        "TAILBOARD_DATA_DIR": str(tmp_path / "data"),
+        "TAILBOARD_LABELS_DIR": str(tmp_path / "hidden_labels"),
+        "TAILBOARD_STORAGE": "local",
+        "TAILBOARD_SCORING": "celery",
+        "CELERY_BROKER_URL": redis_url,
+        "SECRET_KEY": "celery-worker-test",
+    }
+
+
+@pytest.fixture
+def web_runtime(instance_env: dict[str, str]) -> Iterator[Runtime]:
+    """Return the runtime the web process would build from that environment."""
+    runtime = build_runtime(Settings.from_env(instance_env))
+    yield runtime
+    runtime.engine.dispose()
+
+
+class Worker:
+    """A ``celery -A leaderboard.tasks worker`` subprocess with its log in a file."""
+
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.log_path = log_path
+        self.log = log_path.open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "leaderboard.tasks", "worker", "--loglevel=INFO",
+             "--concurrency=1", "--without-gossip", "--without-mingle", "--without-heartbeat",
+             "--hostname", f"tailboard-test-{uuid.uuid4().hex[:8]}@%h"],
+            cwd=PROJECT_ROOT, env={**os.environ, **env}, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+
+    def log_tail(self) -> str:
+        """Return the end of the worker's log, for failure messages."""
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        """Ask for a warm shutdown; kill the worker if it does not stop."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def start_worker(instance_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[], Worker]]:
+    """Return a function that starts the worker; every started worker is stopped after."""
+    workers: list[Worker] = []
+
+    def start() -> Worker:
+        workers.append(Worker(instance_env, tmp_path / f"worker-{len(workers)}.log"))
+        return workers[-1]
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+def wait_until_finished(runtime: Runtime, submission_id: int, worker: Worker) -> Submission:
+    """Poll the database until the worker scored (or failed) the submission."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with runtime.sessions() as session:
+            submission = session.get(Submission, submission_id)
+            if submission is not None and submission.status in ("scored", "failed"):
+                return submission
+        if worker.process.poll() is not None:
+            pytest.fail(f"the worker exited with {worker.process.returncode}:\n{worker.log_tail()}")
+        time.sleep(0.2)
+    pytest.fail(f"submission {submission_id} was not scored within 120 s:\n{worker.log_tail()}")
+
+
+def queue_a_submission(runtime: Runtime) -> int:
+    """Create a phase and accept one upload with the Celery dispatcher; return its id."""
+    from leaderboard.services import accounts, competitions, phases, submissions
+
+    with runtime.sessions() as session:
+        ctx = runtime.context(session)
+        organizer = accounts.register_user(ctx, email="org@example.org", password="organizer-pass", is_organizer=True)
+        competitions.create_competition(ctx, slug="celery-test", title="Celery test", created_by=organizer)
+        phase = phases.create_phase(ctx, competition_slug="celery-test", name="Dev", labels=LABELS,
+                                    config={"task_type": "binary", "primary_metric": "accuracy"})
+        phases.open_phase(ctx, phase_id=phase.id)
+        user = accounts.register_user(ctx, email="ada@example.org", password="participant-pass")
+        submission = submissions.accept_submission(ctx, phase_id=phase.id, user=user, filename="preds.csv",
+                                                   stream=io.BytesIO(PREDICTIONS))
+        return submission.id
+
+
+def test_a_submission_queued_while_no_worker_runs_is_scored_when_one_starts(
+    web_runtime: Runtime, start_worker: Callable[[], Worker]
+) -> None:
+    assert isinstance(web_runtime.dispatcher, CeleryDispatcher)
+    submission_id = queue_a_submission(web_runtime)
+    with web_runtime.sessions() as session:
+        assert session.get(Submission, submission_id).status == "queued"  # nobody has scored it yet
+    worker = start_worker()
+    submission = wait_until_finished(web_runtime, submission_id, worker)
+    assert submission.status == "scored", submission.failure_detail
+    with web_runtime.sessions() as session:
+        scores = session.query(Score).filter_by(submission_id=submission_id, retired_at=None).all()
+    assert len(scores) == 1
+    assert scores[0].public_primary == pytest.approx(6 / 8)
+
+
+def test_the_worker_acknowledges_late_and_requeues_on_a_lost_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from leaderboard.tasks import celery_config, score_submission_task
+
+    monkeypatch.setenv("CELERY_BROKER_URL", REDIS_URL)  # the app reads its config on first use
+    config = celery_config(Settings.from_env({"CELERY_BROKER_URL": REDIS_URL, "SECRET_KEY": "x"}))
+    assert config["broker_url"] == REDIS_URL
+    assert config["task_acks_late"] is True
+    assert config["task_reject_on_worker_lost"] is True
+    assert config["worker_prefetch_multiplier"] == 1
+    assert score_submission_task.name == SCORE_TASK  # the name CeleryDispatcher sends
+
+
+def test_the_worker_refuses_to_start_without_a_broker_url() -> None:
+    from leaderboard.tasks import celery_config
+
+    with pytest.raises(RuntimeError, match="CELERY_BROKER_URL"):
+        celery_config(Settings.from_env({"SECRET_KEY": "x"}))
