@@ -1,0 +1,250 @@
+"""The organizer command line (SPEC §6): ``flask --app app users|tokens|competitions|phases|rescore|requeue|demo``.
+
+Every command prints what it did, then its result's id (or token) as its last line,
+and exits non-zero with the service's message when a domain error stops it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import click
+from flask import Flask, current_app
+from flask.cli import AppGroup
+
+from leaderboard.runtime import Runtime, ServiceContext
+from leaderboard.services import accounts, competitions, phases, scoring_runs
+from leaderboard.services.errors import DomainError
+
+users_cli = AppGroup("users", help="Manage accounts.")
+tokens_cli = AppGroup("tokens", help="Manage API tokens.")
+competitions_cli = AppGroup("competitions", help="Manage competitions.")
+phases_cli = AppGroup("phases", help="Manage phases.")
+
+
+def init_app(app: Flask) -> None:
+    """Register the organizer commands on app."""
+    for group in (users_cli, tokens_cli, competitions_cli, phases_cli):
+        app.cli.add_command(group)
+    for command in (rescore_command, requeue_command, demo_command):
+        app.cli.add_command(command)
+
+
+@contextmanager
+def service_context() -> Iterator[ServiceContext]:
+    """Yield a service context on a fresh session of the current app's runtime."""
+    runtime: Runtime = current_app.extensions["tailboard"]
+    with runtime.sessions() as session:
+        yield runtime.context(session)
+
+
+def domain_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn a DomainError into a click error: its message on stderr, exit status 1."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except DomainError as error:
+            raise click.ClickException(error.message) from None
+
+    return wrapper
+
+
+class IsoDateTime(click.ParamType):
+    """An ISO 8601 date or datetime; a time zone is converted to UTC, none means UTC."""
+
+    name = "ISO"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
+        """Return value as a naive UTC datetime."""
+        if isinstance(value, datetime):
+            return value
+        try:
+            parsed = datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            self.fail(f"{value!r} is not an ISO 8601 date/time such as 2025-03-01T12:00:00Z", param, ctx)
+        if parsed.tzinfo is not None:
+            parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+        return parsed
+
+
+@users_cli.command("create")
+@click.argument("email")
+@click.option("--password", required=True, help="At least 8 characters.")
+@click.option("--organizer", is_flag=True, help="Let this account manage competitions.")
+@click.option("--name", "display_name", help="Public display name (default: from the email).")
+@domain_errors
+def users_create(email: str, password: str, organizer: bool, display_name: str | None) -> None:
+    """Create an account; prints its id last."""
+    with service_context() as ctx:
+        user = accounts.register_user(ctx, email=email, password=password, display_name=display_name,
+                                      is_organizer=organizer)
+        click.echo(f"Created {'organizer' if organizer else 'user'} {user.display_name} <{user.email}>.")
+        click.echo(user.id)
+
+
+@tokens_cli.command("create")
+@click.argument("email")
+@click.option("--name", default="cli", show_default=True, help="A label to recognise the token by.")
+@domain_errors
+def tokens_create(email: str, name: str) -> None:
+    """Create an API token for an account; prints the token (shown only once) last."""
+    with service_context() as ctx:
+        user = accounts.get_user_by_email(ctx, email)
+        _, plaintext = accounts.create_token(ctx, user=user, name=name)
+        click.echo(f"Created token {name!r} for {user.email}; it is shown only this once.")
+        click.echo(plaintext)
+
+
+@competitions_cli.command("create")
+@click.argument("slug")
+@click.option("--title", required=True)
+@click.option("--description", default="")
+@domain_errors
+def competitions_create(slug: str, title: str, description: str) -> None:
+    """Create a competition; prints its id last."""
+    with service_context() as ctx:
+        competition = competitions.create_competition(ctx, slug=slug, title=title, description=description)
+        click.echo(f"Created competition {competition.slug!r}.")
+        click.echo(competition.id)
+
+
+@phases_cli.command("create")
+@click.argument("slug")
+@click.option("--name", required=True, help="Phase name, e.g. 'Camping'.")
+@click.option("--labels", "labels_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Hidden label file (JSON Lines).")
+@click.option("--questions", "questions_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Public questions file (default: the labels without answers).")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Phase config (JSON, SPEC §2.2; default: inferred from the labels).")
+@click.option("--from-import", "import_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="An importer's OUTDIR: labels.jsonl, questions.jsonl and phase.json from there.")
+@click.option("--start", "start_at", type=IsoDateTime(), help="Opening time (UTC unless a zone is given).")
+@click.option("--end", "end_at", type=IsoDateTime(), help="Closing time.")
+@click.option("--max-per-day", type=click.IntRange(min=0), help="Submissions per participant per UTC day.")
+@click.option("--max-total", type=click.IntRange(min=0), help="Submissions per participant in total.")
+@click.option("--description", default="")
+@click.option("--visibility", type=click.Choice(["public", "hidden"]), default="public", show_default=True,
+              help="Who sees the leaderboard.")
+@domain_errors
+def phases_create(slug: str, name: str, labels_path: Path | None, questions_path: Path | None,
+                  config_path: Path | None, import_dir: Path | None, start_at: datetime | None,
+                  end_at: datetime | None, max_per_day: int | None, max_total: int | None, description: str,
+                  visibility: str) -> None:
+    """Create the next phase of competition SLUG; prints its id last."""
+    labels_path, questions_path, config_path = _phase_files(labels_path, questions_path, config_path, import_dir)
+    with service_context() as ctx:
+        phase = phases.create_phase(
+            ctx, competition_slug=slug, name=name, labels=labels_path.read_bytes(),
+            questions=questions_path.read_bytes() if questions_path else None,
+            config=_read_config(config_path) if config_path else None, start_at=start_at, end_at=end_at,
+            max_per_day=max_per_day, max_total=max_total, description=description,
+            leaderboard_visibility=visibility,
+        )
+        click.echo(f"Created phase {phase.position} {phase.name!r} of {slug!r}: {phase.n_items} items, "
+                   f"{'with' if phase.has_private_split else 'without'} a private split, "
+                   f"status {phases.phase_status(phase)}.")
+        click.echo(phase.id)
+
+
+@phases_cli.command("open")
+@click.argument("phase_id", type=int)
+@domain_errors
+def phases_open(phase_id: int) -> None:
+    """Open a phase for submissions now; prints its id last."""
+    with service_context() as ctx:
+        phase = phases.open_phase(ctx, phase_id=phase_id)
+        click.echo(f"Phase {phase.id} {phase.name!r} is open.")
+        click.echo(phase.id)
+
+
+@phases_cli.command("close")
+@click.argument("phase_id", type=int)
+@domain_errors
+def phases_close(phase_id: int) -> None:
+    """Close a phase now (reveals its private leaderboard); prints its id last."""
+    with service_context() as ctx:
+        phase = phases.close_phase(ctx, phase_id=phase_id)
+        click.echo(f"Phase {phase.id} {phase.name!r} is closed.")
+        click.echo(phase.id)
+
+
+@click.command("rescore")
+@click.argument("phase_id", type=int)
+@domain_errors
+def rescore_command(phase_id: int) -> None:
+    """Retire a phase's scores and score its submissions again; prints the phase id last."""
+    with service_context() as ctx:
+        count = phases.rescore_phase(ctx, phase_id=phase_id)
+        click.echo(f"Queued {count} submission(s) of phase {phase_id} for rescoring.")
+        click.echo(phase_id)
+
+
+@click.command("requeue")
+@domain_errors
+def requeue_command() -> None:
+    """Dispatch again every submission left received, queued or scoring; prints how many last."""
+    with service_context() as ctx:
+        ids = scoring_runs.requeue_unfinished(ctx)
+        click.echo(f"Dispatched {len(ids)} unfinished submission(s){': ' if ids else '.'}"
+                   + ", ".join(str(i) for i in ids))
+        click.echo(len(ids))
+
+
+@click.command("demo")
+@domain_errors
+def demo_command() -> None:
+    """Install a demo competition with phases, participants and scored entries; prints its id last."""
+    from leaderboard.services import demo_data
+
+    with service_context() as ctx:
+        competition, created = demo_data.install_demo(ctx)
+        if created:
+            click.echo(f"Created demo competition {competition.slug!r} with {len(competition.phases)} phases; "
+                       f"participants log in as {demo_data.PARTICIPANT_EMAILS[0]} (and others) with password "
+                       f"{demo_data.PASSWORD!r}.")
+        else:
+            click.echo(f"demo already present: competition {competition.slug!r}.")
+        click.echo(competition.id)
+
+
+def _phase_files(labels: Path | None, questions: Path | None, config: Path | None,
+                 import_dir: Path | None) -> tuple[Path, Path | None, Path | None]:
+    """Return the label, questions and config paths, filling in from an importer's OUTDIR."""
+    if import_dir is not None:
+        labels = labels or _existing(import_dir / "labels.jsonl")
+        questions = questions or _optional(import_dir / "questions.jsonl")
+        config = config or _optional(import_dir / "phase.json")
+    if labels is None:
+        raise click.UsageError("Give --labels FILE or --from-import DIR.")
+    return labels, questions, config
+
+
+def _existing(path: Path) -> Path:
+    """Return path, or stop with a message when the file is missing."""
+    if not path.is_file():
+        raise click.ClickException(f"{path} does not exist; is this an importer's OUTDIR?")
+    return path
+
+
+def _optional(path: Path) -> Path | None:
+    """Return path if the file exists."""
+    return path if path.is_file() else None
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    """Return the JSON object of a phase config file, or stop with a message."""
+    try:
+        config = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (ValueError, OSError) as error:
+        raise click.ClickException(f"{path} is not a JSON phase config: {error}") from None
+    if not isinstance(config, dict):
+        raise click.ClickException(f"{path} must hold one JSON object.")
+    return config
