@@ -93,44 +93,69 @@ def read_csv_fast(data: bytes) -> Rows | None:
 def read_csv_exact(text: str) -> Rows:
     """Read CSV text row by row, noting the line each row starts on and its problems."""
     reader = csv.reader(match.group() for match in _LINE.finditer(text))
-    columns: Columns | None = None
-    lines: list[int] = []
-    cells: list[tuple[str | None, str | None, str | None]] = []
-    log, previous = ProblemLog(), 0
+    table = _Table()
+    previous = 0
     try:
         for row in reader:
             start, previous = previous + 1, reader.line_num
-            if all(not cell.strip(TRIM_CHARS) for cell in row):
-                continue  # blank lines, and rows of empty cells that spreadsheets leave behind
-            if columns is None:
-                columns = check_header(row)
-                continue
-            lines.append(start)
-            cells.append(_cells(row, columns, start, log))
+            columns = table.columns
+            if columns and len(row) == columns.width and row[columns.id].strip(TRIM_CHARS):
+                table.lines.append(start)  # the common case, kept inline for speed
+                table.ids.append(row[columns.id].strip(TRIM_CHARS))
+                table.values.append(row[columns.prediction])
+                if columns.confidence is not None:
+                    table.confidences.append(row[columns.confidence])
+            else:
+                table.add_unusual(row, start)
     except csv.Error as exc:
-        log.add(previous + 1, None, f"This line cannot be read as CSV: {exc}.")
-    if not lines and not log.count:
-        detail = "it holds no predictions" if columns is None else "it has a header but no rows"
-        raise file_error(f"The file is empty: {detail}.")
-    ids, values, confidences = zip(*cells) if cells else ((), (), ())
-    return Rows(
-        ids=pa.array(ids, type=pa.string()),
-        values=pa.array(values, type=pa.string()),
-        confidences=None if columns is None or columns.confidence is None
-        else pa.array(confidences, type=pa.string()),
-        lines=np.array(lines, dtype=np.int64),
-        log=log,
-    )
+        table.log.add(previous + 1, None, f"This line cannot be read as CSV: {exc}.")
+    return table.rows()
 
 
-def _cells(
-    row: list[str], columns: Columns, line: int, log: ProblemLog
-) -> tuple[str | None, str | None, str | None]:
-    """Return one row's id (trimmed), prediction and confidence, logging a wrong width."""
-    id_ = row[columns.id].strip(TRIM_CHARS) if columns.id < len(row) else ""
-    if len(row) != columns.width:
-        log.add(line, id_ or None,
-                f"This row has {len(row)} fields but the header has {columns.width} columns.")
-        return id_ or None, None, None
-    confidence = None if columns.confidence is None else row[columns.confidence]
-    return id_, row[columns.prediction], confidence
+class _Table:
+    """Columns of a CSV file being read by the exact reader."""
+
+    def __init__(self) -> None:
+        self.columns: Columns | None = None
+        self.lines: list[int] = []
+        self.ids: list[str | None] = []
+        self.values: list[str | None] = []
+        self.confidences: list[str | None] = []
+        self.log = ProblemLog()
+
+    def add_unusual(self, row: list[str], line: int) -> None:
+        """Take a header, skip a blank row, or add a row with a missing id or a wrong width."""
+        if all(not cell.strip(TRIM_CHARS) for cell in row):
+            return  # blank lines, and rows of empty cells that spreadsheets leave behind
+        if self.columns is None:
+            self.columns = check_header(row)
+            return
+        columns = self.columns
+        id_ = row[columns.id].strip(TRIM_CHARS) if columns.id < len(row) else ""
+        value = confidence = None
+        if len(row) != columns.width:
+            self.log.add(line, id_ or None,
+                         f"This row has {len(row)} fields but the header has {columns.width}.")
+            id_ = id_ or None  # an empty id is not worth a second problem on this row
+        else:
+            value = row[columns.prediction]
+            confidence = None if columns.confidence is None else row[columns.confidence]
+        self.lines.append(line)
+        self.ids.append(id_)
+        self.values.append(value)
+        if columns.confidence is not None:
+            self.confidences.append(confidence)
+
+    def rows(self) -> Rows:
+        """Return the rows read, or raise the empty-file problem when there are none."""
+        if not self.lines and not self.log.count:
+            detail = "it holds no predictions" if self.columns is None else "it has a header but no rows"
+            raise file_error(f"The file is empty: {detail}.")
+        confidence = self.columns is not None and self.columns.confidence is not None
+        return Rows(
+            ids=pa.array(self.ids, type=pa.string()),
+            values=pa.array(self.values, type=pa.string()),
+            confidences=pa.array(self.confidences, type=pa.string()) if confidence else None,
+            lines=np.array(self.lines, dtype=np.int64),
+            log=self.log,
+        )

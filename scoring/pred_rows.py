@@ -1,8 +1,8 @@
-"""Row-by-row readers of prediction files: CSV, JSON Lines and JSON into line-numbered rows.
+"""Rows of a prediction file, and the readers of JSON Lines and JSON documents.
 
-These readers are exact rather than fast: each row keeps the line it starts on and
-every structural problem (a broken line, an unknown field, a short CSV row) is
-logged with that line. Value checks are left to the vectorized validator.
+Every reader turns a file into ``Rows``: string columns plus, for each row, the line
+it starts on. Structural problems (a broken line, an unknown field) are logged with
+that line; value checks are left to the vectorized validator.
 """
 
 from __future__ import annotations
@@ -56,28 +56,9 @@ class Rows:
     log: ProblemLog = field(default_factory=ProblemLog)
 
 
-class _Record(dict[str, Any]):
-    """A JSON object that remembers the first key it saw twice."""
-
-    repeated: str | None = None
-
-
-def _record_hook(pairs: list[tuple[str, Any]]) -> _Record:
-    """Build a _Record from the key/value pairs of a JSON object."""
-    record = _Record(pairs)
-    if len(record) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                record.repeated = key
-                break
-            seen.add(key)
-    return record
-
-
-_DECODER = json.JSONDecoder(
-    parse_int=str, parse_float=str, parse_constant=str, object_pairs_hook=_record_hook
-)
+_DECODER = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
+_SCAN = _DECODER.scan_once
+_FIELD_SET = frozenset(FIELDS)
 
 
 def _text(value: Any) -> str:
@@ -111,6 +92,18 @@ class _Builder:
 
     def add_record(self, record: Any, line: int, not_object: str) -> None:
         """Append one {"id", "prediction", "confidence"} object, logging what is wrong."""
+        if type(record) is dict and record.keys() <= _FIELD_SET and "prediction" in record:
+            id_ = record.get("id")
+            if type(id_) is str:  # the common case, kept short for speed
+                self.add(line, id_, _text(record["prediction"]), None)
+                if "confidence" in record:
+                    self.has_confidence = True
+                    self.confidences[-1] = _text(record["confidence"])
+                return
+        self._add_unusual(record, line, not_object)
+
+    def _add_unusual(self, record: Any, line: int, not_object: str) -> None:
+        """Append a record that lacks a field, has an unknown one, or is not an object."""
         if not isinstance(record, dict):
             self.log.add(line, None, not_object)
             return
@@ -120,10 +113,8 @@ class _Builder:
             self.log.add(line, None, "Missing field 'id': every prediction needs an id.")
         elif id_ is None:
             self.log.add(line, None, "Invalid id: an id must be a string or a number.")
-        if isinstance(record, _Record) and record.repeated is not None:
-            self.log.add(line, id_, f"The field {shown(record.repeated)} appears twice.")
         for key in record:
-            if key not in FIELDS:
+            if key not in _FIELD_SET:
                 self.log.add(line, id_, f"Unknown field {shown(key)}: the fields are "
                              "id, prediction and optionally confidence.")
         value = _text(record["prediction"]) if "prediction" in record else None
@@ -151,15 +142,27 @@ def read_jsonl(text: str) -> Rows:
     not_object = ("Broken JSON line: each line must be one JSON object such as "
                   '{"id": "q1", "prediction": "true"}.')
     for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip(" \t\r"):
+        stripped = line.strip(" \t\r")
+        if not stripped:
             continue
         try:
-            record = _DECODER.decode(line)
-        except json.JSONDecodeError as exc:
-            builder.log.add(number, None, f"Broken JSON line: {exc.msg} at column {exc.colno}.")
-            continue
-        builder.add_record(record, number, not_object)
+            record, end = _SCAN(stripped, 0)
+        except (StopIteration, json.JSONDecodeError):
+            end = -1
+        if end == len(stripped):
+            builder.add_record(record, number, not_object)
+        else:
+            builder.log.add(number, None, _broken_line(line.rstrip("\r")))
     return builder.rows()
+
+
+def _broken_line(line: str) -> str:
+    """Return the sentence saying why one line is not JSON."""
+    try:
+        _DECODER.decode(line)
+    except json.JSONDecodeError as exc:
+        return f"Broken JSON line: {exc.msg} at column {exc.colno}."
+    return "Broken JSON line."  # not reached: the caller saw it fail
 
 
 def read_json(text: str) -> Rows:
