@@ -1,0 +1,100 @@
+"""The scoring command line of SPEC §4: ``evaluate``, ``validate`` and ``import``.
+
+Exit codes: 0 success; 2 the prediction file is invalid (its problems are printed as
+JSON on stdout, never a score); 3 the label file or phase config is invalid (message
+on stderr). ``import`` is delegated to ``scoring.importers``, imported only when that
+subcommand runs, so scoring never depends on the importers working.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Sequence
+
+from scoring.evaluate import evaluate
+from scoring.labels import LabelSet, load_labels
+from scoring.types import DEFAULT_MAX_BYTES, LabelFileError, PredictionFileError, Predictions, Problem
+
+EXIT_OK, EXIT_INVALID_PREDICTIONS, EXIT_INVALID_LABELS = 0, 2, 3
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line, run the subcommand, and return its exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(with_import=bool(arguments) and arguments[0] == "import")
+    args = parser.parse_args(arguments)
+    code: int = args.handler(args)
+    return code
+
+
+def build_parser(*, with_import: bool = False) -> argparse.ArgumentParser:
+    """Return the argument parser; the import arguments are added only when asked for."""
+    parser = argparse.ArgumentParser(prog="python -m scoring", description="Validate and score prediction files.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, handler, text in (
+        ("evaluate", run_evaluate, "score a prediction file; prints the result object as JSON"),
+        ("validate", run_validate, "check a prediction file without scoring it"),
+    ):
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.add_argument("--labels", required=True, metavar="LABELS.jsonl", help="hidden label file (JSON Lines)")
+        sub.add_argument("--predictions", required=True, metavar="PRED", help="prediction file (CSV, JSON, JSON Lines, zip, gz)")
+        sub.add_argument("--config", metavar="PHASE.json", help="phase config; inferred from the labels when omitted")
+        sub.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help=argparse.SUPPRESS)
+        sub.set_defaults(handler=handler)
+    text = "turn a benchmark's released file into questions.jsonl, labels.jsonl and phase.json"
+    importer = commands.add_parser("import", help=text, description=text)
+    if with_import:
+        from scoring.importers import configure_parser, import_cmd
+
+        configure_parser(importer)
+        importer.set_defaults(handler=import_cmd)
+    return parser
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Validate and score the prediction file; print the result object."""
+    loaded = _load(args)
+    if isinstance(loaded, int):
+        return loaded
+    labels, predictions = loaded
+    _print_json(evaluate(labels, predictions))
+    return EXIT_OK
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """Validate the prediction file; print whether it is acceptable."""
+    loaded = _load(args)
+    if isinstance(loaded, int):
+        return loaded
+    _, predictions = loaded
+    _print_json({"ok": True, "n_predictions": predictions.n_predictions, "warnings": list(predictions.warnings)})
+    return EXIT_OK
+
+
+def _load(args: argparse.Namespace) -> tuple[LabelSet, Predictions] | int:
+    """Return the label set and validated predictions, or the exit code after reporting."""
+    try:
+        labels = load_labels(args.labels, args.config)
+    except LabelFileError as error:
+        print(f"invalid label file or phase config: {error}", file=sys.stderr)
+        return EXIT_INVALID_LABELS
+    from scoring.predictions import read_predictions
+
+    try:
+        predictions = read_predictions(args.predictions, labels, max_bytes=args.max_bytes)
+    except PredictionFileError as error:
+        _print_json(error.to_json())
+        return EXIT_INVALID_PREDICTIONS
+    except OSError as error:
+        problem = Problem(line=None, id=None, message=f"The prediction file cannot be read: {error.strerror or error}.")
+        _print_json(PredictionFileError([problem], 1).to_json())
+        return EXIT_INVALID_PREDICTIONS
+    return labels, predictions
+
+
+def _print_json(value: Any) -> None:
+    """Print one JSON object with full float precision; NaN is never valid output."""
+    sys.stdout.write(json.dumps(value, allow_nan=False) + "\n")
+    sys.stdout.flush()
