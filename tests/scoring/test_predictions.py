@@ -1,0 +1,538 @@
+"""Rules of reading a prediction file (SPEC §2.3): values, ids, confidence, problems, order."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from scoring.labels import LabelSet
+from scoring.predictions import read_predictions
+from scoring.types import (
+    ABSTAIN,
+    BINARY_OPTIONS,
+    MAX_LISTED_PROBLEMS,
+    PhaseConfig,
+    PredictionFileError,
+    Predictions,
+)
+
+IDS = ["q1", "q2", "q3", "q4"]
+ABSTAIN_WORDS = ["", "unknown", "idk", "abstain", "none", "n/a", "i don't know"]
+BINARY_HELP = (
+    "expected one of true/false, yes/no, t/f, y/n, 1/0, or an abstention "
+    "(empty, unknown, idk, abstain, none, n/a, i don't know)."
+)
+Found = list[tuple[Any, Any, str]]
+
+
+def make_labels(
+    ids: Sequence[str] = IDS,
+    *,
+    options: Sequence[str] | None = None,
+    missing: str = "abstain",
+    gold: Sequence[int] | None = None,
+) -> LabelSet:
+    """Return a label set over ids: binary, or multiple choice when options are given."""
+    task = "binary" if options is None else "multiple_choice"
+    config = PhaseConfig(
+        task,  # type: ignore[arg-type]
+        options=BINARY_OPTIONS if options is None else tuple(options),
+        missing_ids=missing,  # type: ignore[arg-type]
+    )
+    gold_codes = np.zeros(len(ids), np.int8) if gold is None else np.array(gold, np.int8)
+    return LabelSet(config, pa.array(list(ids), pa.string()), gold_codes)
+
+
+def read(data: bytes | str, labels: LabelSet | None = None, **kwargs: Any) -> Predictions:
+    """Read predictions from bytes (or text) for the label set."""
+    raw = data.encode() if isinstance(data, str) else data
+    return read_predictions(raw, labels or make_labels(), **kwargs)
+
+
+def problems(data: bytes | str, labels: LabelSet | None = None, **kwargs: Any) -> tuple[Found, int]:
+    """Return the listed problems as (line, id, message) and the total count."""
+    with pytest.raises(PredictionFileError) as info:
+        read(data, labels, **kwargs)
+    listed = [(p.line, p.id, p.message) for p in info.value.problems]
+    return listed, info.value.error_count
+
+
+def answers(data: bytes | str, labels: LabelSet | None = None) -> list[int]:
+    """Return the answer codes read from a valid file."""
+    return read(data, labels).answer.tolist()
+
+
+# --- CSV ---------------------------------------------------------------------------
+
+
+def test_csv_answers_align_with_label_items_and_absent_ids_abstain() -> None:
+    result = read("id,prediction\nq3,true\nq1,false\nq2,idk\n")
+    assert result.answer.dtype == np.int8
+    assert result.answer.tolist() == [0, ABSTAIN, 1, ABSTAIN]
+    assert result.confidence is None
+    assert result.n_predictions == 3
+    assert result.warnings == ["1 item has no prediction; it counts as an abstention."]
+
+
+def test_csv_header_is_trimmed_case_insensitive_and_in_any_order() -> None:
+    result = read(" Prediction ,ID,  CONFIDENCE\nyes,q1,0.25\n")
+    assert result.answer.tolist()[0] == 1
+    assert result.confidence is not None and result.confidence[0] == 0.25
+
+
+def test_csv_with_bom_and_crlf_line_ends() -> None:
+    data = b"\xef\xbb\xbfid,prediction\r\nq1,true\r\nq2,false\r\n\r\nq3,yes\r\n"
+    assert answers(data) == [1, 0, 1, ABSTAIN]
+
+
+def test_csv_quoted_fields_may_hold_commas_quotes_and_newlines() -> None:
+    labels = make_labels(['a,b', 'say "hi"', "two\nlines"])
+    data = 'id,prediction\n"a,b","true"\n"say ""hi""",false\n"two\nlines", yes \n'
+    assert answers(data, labels) == [1, 0, 1]
+
+
+def test_csv_ids_are_trimmed() -> None:
+    assert answers("id,prediction\n  q2\t,true\n") == [ABSTAIN, 1, ABSTAIN, ABSTAIN]
+
+
+def test_csv_blank_lines_and_rows_of_empty_cells_are_skipped_but_counted_as_lines() -> None:
+    data = "\nid,prediction\n\nq1,true\n,\n  \nq1,false\n"
+    assert problems(data) == (
+        [(7, "q1", "Duplicate id 'q1': it already appeared on line 4.")], 1
+    )
+
+
+def test_csv_header_is_line_one_and_rows_follow() -> None:
+    found, _ = problems("id,prediction\nq1,maybe\n")
+    assert found == [(2, "q1", f"Invalid prediction 'maybe': {BINARY_HELP}")]
+
+
+def test_csv_row_with_a_quoted_newline_is_reported_on_the_line_it_starts() -> None:
+    found, _ = problems('id,prediction\n"q1","not\nvalid"\nzz,true\n')
+    assert [(line, id_) for line, id_, _ in found] == [(2, "q1"), (4, "zz")]
+
+
+def test_csv_unknown_column_is_a_whole_file_problem() -> None:
+    assert problems("id,prediction,score\nq1,true,3\n") == (
+        [(None, None, "Unknown column 'score': the header must be id,prediction or "
+          "id,prediction,confidence.")],
+        1,
+    )
+
+
+def test_csv_missing_columns_are_whole_file_problems() -> None:
+    found, count = problems("q1,true\nq2,false\n")  # no header: the first row is taken as one
+    assert count == 4
+    messages = [message for _, _, message in found]
+    assert messages[0].startswith("Unknown column 'q1'")
+    assert messages[1].startswith("Unknown column 'true'")
+    assert messages[2:] == [
+        "Missing column 'id': the header must be id,prediction or id,prediction,confidence "
+        "(on the first line).",
+        "Missing column 'prediction': the header must be id,prediction or "
+        "id,prediction,confidence (on the first line).",
+    ]
+
+
+def test_csv_repeated_and_unnamed_columns_are_refused() -> None:
+    found, count = problems("id,prediction,ID,\nq1,true,q1,\n")
+    assert count == 2
+    assert [message for _, _, message in found] == [
+        "Column 'id' appears twice in the header.",
+        "Column 4 of the header has no name; the header must be id,prediction or "
+        "id,prediction,confidence.",
+    ]
+
+
+def test_csv_row_with_the_wrong_number_of_fields() -> None:
+    assert problems("id,prediction\nq1,true,0.5\nq2\n") == (
+        [
+            (2, "q1", "This row has 3 fields but the header has 2."),
+            (3, "q2", "This row has 1 fields but the header has 2."),
+        ],
+        2,
+    )
+
+
+def test_csv_header_only_is_empty() -> None:
+    assert problems("id,prediction\n\n") == (
+        [(None, None, "The file is empty: it has a header but no rows.")], 1
+    )
+
+
+def test_csv_row_without_id() -> None:
+    assert problems("id,prediction\n ,true\n") == (
+        [(2, None, "Missing id: every prediction needs an id.")], 1
+    )
+
+
+# --- values ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("token", "code"),
+    [("true", 1), ("TRUE", 1), (" Yes ", 1), ("t", 1), ("Y", 1), ("1", 1),
+     ("false", 0), ("False", 0), ("no", 0), ("F", 0), ("n", 0), ("0", 0)],
+)
+def test_binary_tokens(token: str, code: int) -> None:
+    assert answers(f'id,prediction\nq1,"{token}"\n')[0] == code
+    assert answers(json.dumps([{"id": "q1", "prediction": token}]))[0] == code
+
+
+@pytest.mark.parametrize("word", [*ABSTAIN_WORDS, "IDK", " N/A ", "I Don't Know", "None"])
+def test_abstention_words_in_any_task(word: str) -> None:
+    assert answers(f'id,prediction\nq1,"{word}"\n')[0] == ABSTAIN
+    labels = make_labels(options="ABCD")
+    assert answers(f'id,prediction\nq1,"{word}"\n', labels)[0] == ABSTAIN
+
+
+@pytest.mark.parametrize(("value", "code"), [(True, 1), (False, 0), (1, 1), (0, 0), (None, ABSTAIN)])
+def test_json_booleans_numbers_and_null(value: Any, code: int) -> None:
+    assert answers(json.dumps([{"id": "q1", "prediction": value}]))[0] == code
+
+
+@pytest.mark.parametrize("value", [2, 1.0, -1, [1], {"a": 1}, "maybe", "yes please", "truee"])
+def test_other_binary_values_are_invalid(value: Any) -> None:
+    found, count = problems(json.dumps([{"id": "q1", "prediction": value}]))
+    assert count == 1
+    assert found[0][2].startswith("Invalid prediction") and found[0][2].endswith(BINARY_HELP)
+
+
+def test_invalid_value_message_quotes_the_value_and_lists_the_accepted_ones() -> None:
+    assert problems("id,prediction\nq1,  maybe \n") == (
+        [(2, "q1", f"Invalid prediction 'maybe': {BINARY_HELP}")], 1
+    )
+
+
+def test_multiple_choice_options_are_case_insensitive() -> None:
+    labels = make_labels(options="ABCD")
+    assert answers("id,prediction\nq1,a\nq2, D \nq3,C\nq4,\n", labels) == [0, 3, 2, ABSTAIN]
+
+
+@pytest.mark.parametrize("value", ["E", "true", "1", "AB"])
+def test_multiple_choice_rejects_what_is_not_an_option(value: str) -> None:
+    found, _ = problems(f"id,prediction\nq1,{value}\n", make_labels(options="ABCD"))
+    assert found == [(2, "q1", f"Invalid prediction '{value}': expected one of A, B, C, D, or "
+                      "an abstention (empty, unknown, idk, abstain, none, n/a, i don't know).")]
+
+
+# --- confidence --------------------------------------------------------------------
+
+
+def test_confidence_is_read_and_nan_where_it_does_not_apply() -> None:
+    result = read("id,prediction,confidence\nq1,true,0.9\nq2,idk,\nq3,no,0\nq4,yes,1\n")
+    assert result.confidence is not None
+    assert result.confidence.dtype == np.float64
+    np.testing.assert_array_equal(result.confidence, [0.9, np.nan, 0.0, 1.0])
+
+
+def test_confidence_is_ignored_on_abstentions_whatever_it_holds() -> None:
+    result = read("id,prediction,confidence\nq1,unknown,very high\nq2,true,.5\n")
+    np.testing.assert_array_equal(result.confidence, [np.nan, 0.5, np.nan, np.nan])
+
+
+def test_confidence_column_makes_it_required_on_answered_rows() -> None:
+    missing = ("Missing confidence: the file gives confidences, so every answered prediction "
+               "needs one (a number between 0 and 1).")
+    assert problems("id,prediction,confidence\nq1,true,\nq2,false, \n") == (
+        [(2, "q1", missing), (3, "q2", missing)], 2
+    )
+
+
+@pytest.mark.parametrize("text", ["high", "nan", "inf", "1_0", "0,5", "--1", "0x1"])
+def test_confidence_must_be_a_number(text: str) -> None:
+    assert problems(f'id,prediction,confidence\nq1,true,"{text}"\n') == (
+        [(2, "q1", f"Invalid confidence '{text}': it must be a number between 0 and 1.")], 1
+    )
+
+
+@pytest.mark.parametrize("text", ["1.5", "-0.1", "2", "1e400", "1.0000001"])
+def test_confidence_must_be_between_zero_and_one(text: str) -> None:
+    assert problems(f"id,prediction,confidence\nq1,true,{text}\n") == (
+        [(2, "q1", f"Confidence '{text}' is out of range: it must be between 0 and 1.")], 1
+    )
+
+
+@pytest.mark.parametrize("text", ["0", "1", "0.0", "1.000", ".5", "5e-1", "+0.25", " 0.3 "])
+def test_confidence_accepts_plain_numbers_in_range(text: str) -> None:
+    result = read(f'id,prediction,confidence\nq1,true,"{text}"\n')
+    assert result.confidence is not None and result.confidence[0] == float(text)
+
+
+def test_json_confidence_may_be_a_number_or_a_numeric_string() -> None:
+    data = json.dumps([{"id": "q1", "prediction": True, "confidence": 0.75},
+                       {"id": "q2", "prediction": False, "confidence": "0.5"}])
+    np.testing.assert_array_equal(read(data).confidence, [0.75, 0.5, np.nan, np.nan])
+
+
+def test_json_confidence_key_in_any_record_makes_it_required_on_every_answered_one() -> None:
+    data = "\n".join(json.dumps(r) for r in [
+        {"id": "q1", "prediction": True},
+        {"id": "q2", "prediction": None},
+        {"id": "q3", "prediction": "no", "confidence": 0.5},
+        {"id": "q4", "prediction": "no", "confidence": True},
+    ])
+    found, count = problems(data)
+    assert count == 2
+    assert found[0][:2] == (1, "q1") and found[0][2].startswith("Missing confidence")
+    assert found[1] == (4, "q4", "Invalid confidence 'true': it must be a number between 0 and 1.")
+
+
+def test_without_confidence_column_confidence_is_none() -> None:
+    assert read(json.dumps({"q1": "yes"})).confidence is None
+    assert read('{"id": "q1", "prediction": "yes"}\n').confidence is None
+
+
+# --- ids ---------------------------------------------------------------------------
+
+
+def test_unknown_id() -> None:
+    assert problems("id,prediction\nq17,true\n") == (
+        [(2, "q17", "Unknown id 'q17': it is not an item of this phase.")], 1
+    )
+
+
+def test_duplicate_id_is_reported_on_each_repeat_naming_the_first_line() -> None:
+    found, count = problems("id,prediction\nq1,true\nq3,true\nq3,false\nq1,yes\nq3,no\n")
+    assert count == 3
+    assert found == [
+        (4, "q3", "Duplicate id 'q3': it already appeared on line 3."),
+        (5, "q1", "Duplicate id 'q1': it already appeared on line 2."),
+        (6, "q3", "Duplicate id 'q3': it already appeared on line 3."),
+    ]
+
+
+def test_ids_are_compared_as_strings_and_json_numbers_by_their_text() -> None:
+    labels = make_labels(["12", "007", "1.50", "x"])
+    data = '[{"id": 12, "prediction": 1}, {"id": "007", "prediction": 0}, {"id": 1.50, "prediction": 1}]'
+    assert answers(data, labels) == [1, 0, 1, ABSTAIN]
+    found, _ = problems('[{"id": 7, "prediction": 1}, {"id": 12.0, "prediction": 1}]', labels)
+    assert [id_ for _, id_, _ in found] == ["7", "12.0"]
+
+
+def test_csv_id_is_never_converted_to_a_number() -> None:
+    labels = make_labels(["007", "1e3"])
+    assert answers("id,prediction\n007,yes\n1e3,no\n", labels) == [1, 0]
+
+
+def test_long_or_strange_ids_are_shown_cut_and_printable() -> None:
+    long_id = "x" * 500
+    found, _ = problems(f"id,prediction\n{long_id},true\n")
+    (line, id_, message) = found[0]
+    assert id_ is not None and len(id_) <= 203
+    assert message == f"Unknown id '{'x' * 60}...': it is not an item of this phase."
+    found, _ = problems(json.dumps([{"id": "a\u0007b", "prediction": True}]))
+    assert found[0][2] == "Unknown id 'a\\x07b': it is not an item of this phase."
+
+
+# --- missing ids -------------------------------------------------------------------
+
+
+def test_missing_ids_abstain_with_a_warning() -> None:
+    result = read("id,prediction\nq2,yes\n")
+    assert result.answer.tolist() == [ABSTAIN, 1, ABSTAIN, ABSTAIN]
+    assert result.warnings == ["3 items have no prediction; they count as abstentions."]
+
+
+def test_complete_file_has_no_warning() -> None:
+    assert read("id,prediction\nq1,1\nq2,0\nq3,idk\nq4,t\n").warnings == []
+
+
+def test_missing_ids_are_problems_when_the_phase_says_error() -> None:
+    labels = make_labels(missing="error")
+    assert problems("id,prediction\nq3,yes\n", labels) == (
+        [(None, "q1", "No prediction for this id."),
+         (None, "q2", "No prediction for this id."),
+         (None, "q4", "No prediction for this id.")],
+        3,
+    )
+
+
+def test_an_abstention_is_not_a_missing_id() -> None:
+    labels = make_labels(missing="error")
+    assert read("id,prediction\nq1,idk\nq2,\nq3,none\nq4,n/a\n", labels).answer.tolist() == [-1] * 4
+
+
+# --- ordering and the cap ----------------------------------------------------------
+
+
+def test_problems_without_line_come_first_then_by_line() -> None:
+    labels = make_labels(missing="error")
+    data = "\n".join([
+        json.dumps({"id": "q1", "prediction": "maybe"}),
+        "{broken",
+        json.dumps({"id": "zz", "prediction": "yes", "extra": 1}),
+        json.dumps({"id": "q1", "prediction": "yes"}),
+    ])
+    found, count = problems(data, labels)
+    assert count == 8
+    assert [(line, id_) for line, id_, _ in found] == [
+        (None, "q2"), (None, "q3"), (None, "q4"),
+        (1, "q1"),
+        (2, None),
+        (3, "zz"), (3, "zz"),  # the unknown field (found while reading), then the unknown id
+        (4, "q1"),
+    ]
+    assert found[5][2].startswith("Unknown field 'extra'")
+    assert found[6][2].startswith("Unknown id 'zz'")
+
+
+def test_at_most_fifty_problems_are_listed_with_the_total_count() -> None:
+    rows = "".join(f"x{i},true\n" for i in range(120))
+    found, count = problems("id,prediction\n" + rows)
+    assert count == 120
+    assert len(found) == MAX_LISTED_PROBLEMS
+    assert [line for line, _, _ in found] == list(range(2, 52))
+
+
+def test_cap_counts_every_kind_and_lists_missing_ids_first() -> None:
+    ids = [f"q{i}" for i in range(100)]
+    labels = make_labels(ids, missing="error")
+    rows = "".join(f"q{i},maybe\n" for i in range(40)) + "".join(f"z{i},yes\n" for i in range(30))
+    found, count = problems("id,prediction\n" + rows, labels)
+    assert count == 60 + 40 + 30
+    assert len(found) == MAX_LISTED_PROBLEMS
+    assert [id_ for _, id_, _ in found] == [f"q{i}" for i in range(40, 90)]
+    assert {line for line, _, _ in found} == {None}
+
+
+def test_many_broken_json_lines_are_capped_too() -> None:
+    found, count = problems('{"id": "q1", "prediction": true}\n' + "nope\n" * 200)
+    assert count == 200 and len(found) == MAX_LISTED_PROBLEMS
+    assert found[0][0] == 2 and found[-1][0] == 51
+
+
+# --- JSON Lines --------------------------------------------------------------------
+
+
+def test_jsonl_records_and_blank_lines() -> None:
+    data = b'{"id": "q1", "prediction": "yes"}\r\n\r\n  \n{"id": "q2", "prediction": false}\r\n'
+    assert answers(data) == [1, 0, ABSTAIN, ABSTAIN]
+
+
+def test_jsonl_problems_are_reported_on_their_line() -> None:
+    data = "\n".join([
+        '{"id": "q1", "prediction": true}',
+        '{"id": "q2", "prediction": true',
+        '["q3", true]',
+        '',
+        '{"prediction": true}',
+        '{"id": true, "prediction": true}',
+        '{"id": "q4"}',
+    ])
+    found, count = problems(data)
+    assert count == 5
+    assert found == [
+        (2, None, "Broken JSON line: Expecting ',' delimiter at column 32."),
+        (3, None, 'Broken JSON line: each line must be one JSON object such as '
+                  '{"id": "q1", "prediction": "true"}.'),
+        (5, None, "Missing field 'id': every prediction needs an id."),
+        (6, None, "Invalid id: an id must be a string or a number."),
+        (7, "q4", "Missing field 'prediction'."),
+    ]
+
+
+def test_file_named_json_holding_json_lines_is_read_as_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "dev.json"
+    path.write_text('{"id": "q1", "prediction": "true"}\n{"id": "q2", "prediction": "false"}\n')
+    assert read_predictions(path, make_labels()).answer.tolist() == [1, 0, ABSTAIN, ABSTAIN]
+
+
+# --- JSON --------------------------------------------------------------------------
+
+
+def test_json_list_entries_are_numbered_by_the_line_they_start_on() -> None:
+    data = '[\n  {"id": "q1",\n   "prediction": "maybe"},\n  {\n    "id": "zz",\n    "prediction": true\n  }, 7\n]'
+    found, _ = problems(data)
+    assert [(line, id_) for line, id_, _ in found] == [(2, "q1"), (4, "zz"), (7, None)]
+    assert found[2][2].startswith("Each entry of the list must be an object")
+
+
+def test_json_mapping_of_ids_to_predictions() -> None:
+    assert answers('{"q1": true, "q2": "no", "q4": null}') == [1, 0, ABSTAIN, ABSTAIN]
+
+
+def test_json_mapping_problems_are_on_the_line_of_the_key() -> None:
+    data = '{\n  "q1": true,\n  "q9": true,\n  "q2": "maybe",\n  "q1": false\n}'
+    found, _ = problems(data)
+    assert [(line, id_) for line, id_, _ in found] == [(3, "q9"), (4, "q2"), (5, "q1")]
+    assert found[2][2] == "Duplicate id 'q1': it already appeared on line 2."
+
+
+def test_single_object_with_id_and_prediction_is_one_record() -> None:
+    result = read('{"id": "q2", "prediction": "yes", "confidence": 0.5}')
+    assert result.answer.tolist() == [ABSTAIN, 1, ABSTAIN, ABSTAIN]
+    assert result.n_predictions == 1
+    np.testing.assert_array_equal(result.confidence, [np.nan, 0.5, np.nan, np.nan])
+
+
+def test_single_object_special_case_wins_over_ids_named_id_and_prediction() -> None:
+    labels = make_labels(["id", "prediction"])
+    found, _ = problems('{"id": "yes", "prediction": "no"}', labels)
+    assert found == [(1, "yes", "Unknown id 'yes': it is not an item of this phase.")]
+    found, _ = problems('{"id": "yes", "prediction": ["no"]}', labels)  # not scalar: a mapping
+    assert found == [(1, "prediction", f"Invalid prediction '[\"no\"]': {BINARY_HELP}")]
+
+
+def test_invalid_json_is_reported_where_it_breaks() -> None:
+    data = '[\n {"id": "q1", "prediction": true},\n {"id": "q2" "prediction": false}\n]'
+    assert problems(data) == (
+        [(3, None, "The file is not valid JSON: Expecting ',' delimiter at line 3, column 14.")], 1
+    )
+
+
+@pytest.mark.parametrize("data", ['[{"id": "q1", "prediction": true}] x', '{"q1": true}}', "[1,]"])
+def test_trailing_or_broken_json_is_invalid(data: str) -> None:
+    found, count = problems(data)
+    assert count == 1 and found[0][2].startswith("The file is not valid JSON")
+
+
+def test_json_scalar_document_is_refused() -> None:
+    assert problems("42") == ([(None, None, "A JSON prediction file must hold a list of "
+                                "objects or one object mapping ids to predictions.")], 1)
+
+
+@pytest.mark.parametrize("data", ["[]", "{}", " [ ]\n", "\n{\n}\n"])
+def test_empty_json_is_empty(data: str) -> None:
+    assert problems(data) == ([(None, None, "The file is empty: it holds no predictions.")], 1)
+
+
+# --- whole-file problems through the public entry ----------------------------------
+
+
+def test_not_utf8_is_a_whole_file_problem() -> None:
+    found, count = problems("id,prediction\nq1,vrai\nq2,faux é\n".encode("cp1252"))
+    assert count == 1 and found[0][0] is None
+    assert "not UTF-8" in found[0][2] and "line 3" in found[0][2]
+
+
+def test_file_too_large() -> None:
+    data = b"id,prediction\n" + b"q1,true\n" * 100
+    found, _ = problems(data, max_bytes=100)
+    assert found == [(None, None, "The file is too large: the limit is 100 bytes uncompressed.")]
+
+
+def test_zip_and_gzip_are_read_like_the_file_they_hold() -> None:
+    data = b"id,prediction\nq1,true\nq2,no\n"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("predictions.csv", data)
+    assert answers(buffer.getvalue()) == answers(gzip.compress(data)) == answers(data)
+
+
+def test_problems_never_depend_on_gold_labels() -> None:
+    data = "id,prediction,confidence\nq1,true,0.5\nq2,maybe,1\nq9,no,2\nq1,yes,\n"
+    first = problems(data, make_labels(gold=[0, 0, 0, 0], missing="error"))
+    second = problems(data, make_labels(gold=[1, 1, 0, 1], missing="error"))
+    assert first == second
+    valid = "id,prediction\nq1,true\n"
+    assert read(valid, make_labels(gold=[0, 0, 0, 0])) .warnings == read(
+        valid, make_labels(gold=[1, 1, 1, 1])).warnings
