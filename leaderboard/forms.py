@@ -17,18 +17,19 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Email, EqualTo, Length, NumberRange, Optional, Regexp, ValidationError
 
 UTC_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"]
 VISIBILITY_CHOICES = [
-    ("public", "Public: anyone can see the ranking"),
-    ("hidden", "Hidden: only organizers see the ranking"),
+    SelectChoice("public", "Public: anyone can see the ranking"),
+    SelectChoice("hidden", "Hidden: only organizers see the ranking"),
 ]
 IMPORT_FORMATS = [
-    ("creak", "CREAK (dev.json, train.json or contrast_set.json)"),
-    ("colota", "CoLoTa (CoLoTa_qa.json or CoLoTa_cv.json)"),
-    ("tgcsr", "TG-CSR (one context's .jsonl with annotator votes)"),
-    ("comparisonqa", "ComparisonQA (JSON array of question pairs)"),
+    SelectChoice("creak", "CREAK (dev.json, train.json or contrast_set.json)"),
+    SelectChoice("colota", "CoLoTa (CoLoTa_qa.json or CoLoTa_cv.json)"),
+    SelectChoice("tgcsr", "TG-CSR (one context's .jsonl with annotator votes)"),
+    SelectChoice("comparisonqa", "ComparisonQA (JSON array of question pairs)"),
 ]
 
 
