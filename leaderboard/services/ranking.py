@@ -127,7 +127,7 @@ def _entries(ctx: ServiceContext, phase: Phase, split: str) -> list[_Entry]:
         .order_by(Score.id)
     )
     latest: dict[int, _Entry] = {}
-    for score, submission, name, baseline_name in ctx.session.execute(query).tuples():
+    for score, submission, name, baseline_name in ctx.session.execute(query):
         value = score.private_primary if split == "private" else score.public_primary
         latest[submission.id] = _Entry(submission, score, name, baseline_name, value)
     return list(latest.values())

@@ -1,0 +1,183 @@
+"""Scoring runs: rescoring keeps history, crashes leave work queued, dispatchers, refunds."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from sqlalchemy import select
+
+from leaderboard.models import Baseline, Score, Submission
+from leaderboard.services import dispatch, phases, quota, scoring_runs
+from leaderboard.services.submissions import accept_submission, active_score
+from leaderboard.services.uploads import store_submission_file
+
+
+def upload(ctx, phase, user, content: bytes):
+    """Accept content as an upload by user."""
+    return accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv", stream=io.BytesIO(content))
+
+
+def scores_of(ctx, submission_id: int) -> list[Score]:
+    """Return every score row of a submission, oldest first, read fresh."""
+    ctx.session.expire_all()
+    return list(ctx.session.scalars(select(Score).where(Score.submission_id == submission_id).order_by(Score.id)))
+
+
+def test_rescoring_retires_old_scores_and_keeps_history(ctx, make_phase, make_user, make_predictions):
+    phase, user = make_phase(), make_user()
+    submission = upload(ctx, phase, user, make_predictions(wrong=2))
+    queued = phases.rescore_phase(ctx, phase_id=phase.id)
+    assert queued == 4  # the participant's submission and the three built-in baselines
+    history = scores_of(ctx, submission.id)
+    assert len(history) == 2
+    assert history[0].retired_at is not None and history[1].retired_at is None
+    assert history[0].results == history[1].results
+    assert ctx.session.get(Submission, submission.id).status == "scored"
+
+
+def test_replacing_labels_rescores_against_the_new_version(ctx, make_phase, make_user, make_predictions,
+                                                           labels_file):
+    phase, user = make_phase(), make_user()
+    submission = upload(ctx, phase, user, make_predictions())
+    flipped = labels_file().replace(b'"label": "true"', b'"label": "TMP"').replace(
+        b'"label": "false"', b'"label": "true"').replace(b'"label": "TMP"', b'"label": "false"')
+    phases.replace_labels(ctx, phase_id=phase.id, labels=flipped)
+    old, new = scores_of(ctx, submission.id)
+    assert (old.label_version, old.public_primary) == (1, 1.0)
+    assert (new.label_version, new.public_primary, new.retired_at) == (2, 0.0, None)
+    assert ctx.labels.exists(f"phases/{phase.id}/labels-v1.jsonl")
+    assert ctx.labels.exists(f"phases/{phase.id}/labels-v2.jsonl")
+
+
+def test_replacing_labels_refreshes_the_majority_baseline(ctx, make_phase, labels_file):
+    phase = make_phase()
+    all_false = labels_file().replace(b'"label": "true"', b'"label": "false"')
+    phases.replace_labels(ctx, phase_id=phase.id, labels=all_false)
+    majority = ctx.session.scalar(select(Baseline).where(Baseline.phase_id == phase.id,
+                                                         Baseline.name == "Majority class"))
+    assert active_score(majority.submission).public_primary == 1.0
+    assert b"true" not in ctx.storage.read_bytes(majority.submission.file_key).split(b"\n", 1)[1]
+
+
+def test_replacing_labels_with_fewer_ids_fails_old_files_with_validation_errors(ctx, make_phase, make_user,
+                                                                                make_predictions, labels_file):
+    phase, user = make_phase(max_per_day=3), make_user()
+    submission = upload(ctx, phase, user, make_predictions())
+    fewer = b"".join(line + b"\n" for line in labels_file().splitlines()[:6])
+    phases.replace_labels(ctx, phase_id=phase.id, labels=fewer)
+    ctx.session.expire_all()
+    failed = ctx.session.get(Submission, submission.id)
+    assert failed.status == "failed"
+    assert {e["id"] for e in failed.validation_errors["errors"]} == {"q7", "q8"}
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 0
+
+
+def test_failed_platform_run_refunds_only_once(ctx, make_phase, make_user, make_predictions, monkeypatch):
+    phase, user = make_phase(max_per_day=2), make_user()
+    monkeypatch.setattr(scoring_runs, "evaluate", lambda *a: 1 / 0)
+    submission = upload(ctx, phase, user, make_predictions())
+    assert "ZeroDivisionError" in submission.failure_detail
+    monkeypatch.undo()
+    assert upload(ctx, phase, user, make_predictions()).status == "scored"
+    monkeypatch.setattr(scoring_runs, "evaluate", lambda *a: 1 / 0)
+    submission.status = "queued"
+    ctx.session.commit()
+    scoring_runs.score_submission(ctx, submission_id=submission.id)
+    ctx.session.expire_all()
+    assert ctx.session.get(Submission, submission.id).status == "failed"
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 1
+
+
+def test_score_submission_leaves_finished_submissions_alone(ctx, make_phase, make_user, make_predictions):
+    phase, user = make_phase(), make_user()
+    submission = upload(ctx, phase, user, make_predictions())
+    scoring_runs.score_submission(ctx, submission_id=submission.id)
+    scoring_runs.score_submission(ctx, submission_id=10**6)
+    assert len(scores_of(ctx, submission.id)) == 1
+
+
+class Recorder:
+    """A dispatcher that only records what it was asked to score."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+
+    def dispatch(self, submission_id: int) -> None:
+        """Record the id."""
+        self.ids.append(submission_id)
+
+
+def test_a_crash_leaves_every_submission_scored_or_queued(ctx, make_phase, make_user, make_predictions,
+                                                          monkeypatch):
+    phase, user = make_phase(max_per_day=10), make_user()
+    recorder = Recorder()
+    monkeypatch.setattr(ctx.runtime, "dispatcher", recorder)  # the worker never runs: "crash" after commit
+    queued = upload(ctx, phase, user, make_predictions())
+    assert queued.status == "queued" and recorder.ids == [queued.id]
+    received = _received_row(ctx, phase, user, make_predictions(wrong=1))
+    invalid = _received_row(ctx, phase, user, b"id,prediction\nq1,perhaps\n")
+    stuck = upload(ctx, phase, user, make_predictions(wrong=3))
+    stuck.status = "scoring"
+    ctx.session.commit()
+    monkeypatch.setattr(ctx.runtime, "dispatcher", dispatch.InlineDispatcher(ctx.runtime))
+    requeued = scoring_runs.requeue_unfinished(ctx)
+    assert requeued == [queued.id, received.id, stuck.id]
+    ctx.session.expire_all()
+    statuses = {s.id: s.status for s in ctx.session.scalars(select(Submission).where(Submission.user_id == user.id))}
+    assert statuses == {queued.id: "scored", received.id: "scored", stuck.id: "scored", invalid.id: "failed"}
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 3
+
+
+def _received_row(ctx, phase, user, content: bytes) -> Submission:
+    """Store a file and commit its row as 'received', as a crash right after storing leaves it."""
+    stored = store_submission_file(ctx, phase_id=phase.id, data=content)
+    row = Submission(phase_id=phase.id, user_id=user.id, filename="p.csv", file_key=stored.key,
+                     file_sha256=stored.sha256, file_size=stored.size, status="received")
+    ctx.session.add(row)
+    ctx.session.commit()
+    return row
+
+
+def test_failed_dispatch_leaves_the_submission_queued(ctx, make_phase, make_user, make_predictions, monkeypatch):
+    phase, user = make_phase(), make_user()
+
+    class Down:
+        def dispatch(self, submission_id: int) -> None:
+            raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr(ctx.runtime, "dispatcher", Down())
+    submission = upload(ctx, phase, user, make_predictions())
+    assert submission.status == "queued"
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 1
+
+
+def test_celery_dispatcher_sends_the_named_task():
+    sent = []
+
+    class FakeCelery:
+        def send_task(self, name, args):
+            sent.append((name, args))
+
+    dispatch.CeleryDispatcher(FakeCelery()).dispatch(42)
+    assert sent == [("tailboard.score_submission", [42])]
+
+
+@pytest.mark.backends("sqlite")
+def test_make_dispatcher_follows_the_scoring_mode(runtime):
+    import dataclasses
+
+    assert isinstance(dispatch.make_dispatcher(runtime), dispatch.InlineDispatcher)
+    runtime.settings = dataclasses.replace(runtime.settings, scoring_mode="celery",
+                                           celery_broker_url="memory://")
+    assert isinstance(dispatch.make_dispatcher(runtime), dispatch.CeleryDispatcher)
+
+
+def test_private_primary_comes_from_the_private_split(ctx, make_phase, make_user, make_predictions, labels_file):
+    phase, user = make_phase(private=True), make_user()
+    # q1..q4 are public, q5..q8 private: two wrong answers on private items only
+    submission = upload(ctx, phase, user, make_predictions(labels_file(private=True), wrong={"q5", "q6"}))
+    score = active_score(submission)
+    assert (score.public_primary, score.private_primary) == (1.0, 0.5)
+    assert json.dumps(score.results)  # stored as plain JSON
