@@ -53,9 +53,12 @@ def infer_config(label_values: Iterable[object]) -> PhaseConfig:
         highest = max(x for x in letters if x is not None)
         options = tuple(string.ascii_uppercase[: string.ascii_uppercase.index(highest) + 1])
         return PhaseConfig(task_type="multiple_choice", options=options)
-    odd = next(v for v, x in zip(values, letters) if x is None and binary_code(v) is None)
+    odd = [v for v, x in zip(values, letters) if x is None and binary_code(v) is None]
+    if not odd:
+        raise LabelFileError("cannot infer the task type: some labels are yes/no and others letters; "
+                             "give a phase config with task_type")
     raise LabelFileError(
-        f"cannot infer the task type: label {odd!r} is neither yes/no nor one letter; "
+        f"cannot infer the task type: label {odd[0]!r} is neither yes/no nor one letter; "
         "give a phase config with task_type"
     )
 

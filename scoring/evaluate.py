@@ -29,7 +29,8 @@ def evaluate(labels: LabelSet, predictions: Predictions) -> dict[str, Any]:
             for code, name in enumerate(SPLIT_NAMES)
             if (labels.split == code).any()
         }
-    result["warnings"] = [*predictions.warnings, *labels.warnings, *_own_warnings(labels, predictions)]
+    # labels.warnings are notes for the organizer; a participant reads these ones
+    result["warnings"] = [*predictions.warnings, *_own_warnings(labels, predictions)]
     return result
 
 

@@ -161,7 +161,7 @@ def _columns(table: pa.Table, config: PhaseConfig | dict[str, Any] | None, field
     """Return checked columns, raising _Unusual at the first doubt."""
     ids = _ids(table.column("id").combine_chunks())
     labels = _column(table, "label")
-    if labels is None or labels.null_count:
+    if labels is None or labels.null_count or not _is_scalar_type(labels.type):
         raise _Unusual
     resolved = _resolve(config, labels)
     pop_bucket, pop_value = _popularity(_column(table, "popularity"), table.num_rows)
@@ -176,6 +176,12 @@ def _columns(table: pa.Table, config: PhaseConfig | dict[str, Any] | None, field
         fields={f: (c,) for f in fields if (c := _breakdown(_column(table, f))) is not None},
     )
     return columns, resolved
+
+
+def _is_scalar_type(kind: pa.DataType) -> bool:
+    """Return whether a column holds JSON scalars: booleans, numbers or strings."""
+    return bool(pa.types.is_boolean(kind) or pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                or pa.types.is_string(kind))
 
 
 def _ids(ids: pa.Array) -> pa.Array:

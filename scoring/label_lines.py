@@ -93,6 +93,11 @@ def _record(number: int, raw: bytes) -> dict[str, Any]:
         raise LabelFileError(f"line {number}: not valid JSON ({exc})") from None
     if not isinstance(record, dict):
         raise LabelFileError(f"line {number}: expected a JSON object, found {type(record).__name__}")
+    if b"\\u" in raw:  # an escaped lone surrogate parses, but is no text
+        try:
+            json.dumps(record, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise LabelFileError(f"line {number}: a \\u escape is not valid Unicode text") from None
     return record
 
 

@@ -70,7 +70,7 @@ class LabelSet:
     has_split: bool = False  # whether any item of the file had a split field
     memberships: Mapping[str, Membership] = field(default_factory=dict)  # per breakdown field
     popularity_cuts: tuple[float, float] | None = None  # (tail at or below, head from/above)
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # notes for the organizer, never copied into results
 
     def __post_init__(self) -> None:
         n = len(self.ids)
