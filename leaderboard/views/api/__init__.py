@@ -7,10 +7,22 @@ Handlers live in one module per noun and each calls one service; errors become
 from __future__ import annotations
 
 from flask import Blueprint
+from werkzeug.routing import IntegerConverter, Map
 
 from leaderboard.extensions import csrf
 
+MAX_ID = 2**31 - 1
+
+
+class IdConverter(IntegerConverter):
+    """A row id in a URL: 1 to 2**31-1, so an absurd id is a 404 rather than a database error."""
+
+    def __init__(self, url_map: Map) -> None:
+        super().__init__(url_map, min=1, max=MAX_ID)
+
+
 bp = Blueprint("api", __name__)
+bp.record_once(lambda state: state.app.url_map.converters.setdefault("id", IdConverter))  # before any route
 csrf.exempt(bp)  # the API authenticates with bearer tokens only, never the session cookie
 
 from leaderboard.views.api import competitions, docs, limits, phases, submissions  # noqa: E402  (routes need bp)

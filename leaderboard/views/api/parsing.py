@@ -77,9 +77,16 @@ def _validate(model: type[M], data: dict[str, Any]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        problems = [
-            {"field": ".".join(str(part) for part in item["loc"]) or None, "message": item["msg"]}
-            for item in error.errors(include_url=False, include_input=False)
-        ]
-        summary = "; ".join(f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems)
-        raise InvalidInput(f"Invalid input: {summary}.", problems) from None
+        raise InvalidInput(*_problems(error)) from None
+
+
+def _problems(error: ValidationError) -> tuple[str, list[dict[str, Any]]]:
+    """Return a summary and the first problem of each field."""
+    by_field: dict[str | None, str] = {}
+    for item in error.errors(include_url=False, include_input=False):
+        if item["type"] == "none_required":
+            continue  # the "left out" branch of an optional form field; its other branch says what is wrong
+        by_field.setdefault(str(item["loc"][0]) if item["loc"] else None, item["msg"])
+    problems = [{"field": field, "message": message} for field, message in by_field.items()]
+    summary = "; ".join(f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems)
+    return f"Invalid input: {summary}.", problems

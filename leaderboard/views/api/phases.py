@@ -14,7 +14,7 @@ from leaderboard.views.api.parsing import parse_query, respond
 from leaderboard.views.api.spec import operation
 
 
-@bp.get("/phases/<int:phase_id>")
+@bp.get("/phases/<id:phase_id>")
 @operation("Phase details, limits and the caller's remaining quota", schemas.Phase, auth="optional",
            errors=(404,), tag="phases")
 def get_phase(phase_id: int) -> tuple[Response, int]:
@@ -25,7 +25,7 @@ def get_phase(phase_id: int) -> tuple[Response, int]:
     return respond(serialize.phase(item, status))
 
 
-@bp.get("/phases/<int:phase_id>/leaderboard")
+@bp.get("/phases/<id:phase_id>/leaderboard")
 @operation("Ranked rows of a phase (JSON, or CSV with ?format=csv)", schemas.Leaderboard, auth="optional",
            query=schemas.LeaderboardQuery, errors=(400, 403, 404), tag="phases",
            media=(("text/csv", "The same rows as CSV."),))
@@ -43,7 +43,7 @@ def get_leaderboard(phase_id: int) -> Response | tuple[Response, int]:
     return respond(serialize.leaderboard(board))
 
 
-@bp.post("/phases/<int:phase_id>/open")
+@bp.post("/phases/<id:phase_id>/open")
 @operation("Open a phase for submissions now", schemas.PhaseAction, auth="organizer", errors=(404,), tag="organizers")
 def open_phase(phase_id: int) -> tuple[Response, int]:
     """Open a phase whatever its dates say."""
@@ -52,7 +52,7 @@ def open_phase(phase_id: int) -> tuple[Response, int]:
     return respond(schemas.PhaseAction(id=item.id, status=phase_service.phase_status(item)))
 
 
-@bp.post("/phases/<int:phase_id>/close")
+@bp.post("/phases/<id:phase_id>/close")
 @operation("Close a phase now (reveals the private leaderboard)", schemas.PhaseAction, auth="organizer",
            errors=(404,), tag="organizers")
 def close_phase(phase_id: int) -> tuple[Response, int]:
@@ -62,7 +62,7 @@ def close_phase(phase_id: int) -> tuple[Response, int]:
     return respond(schemas.PhaseAction(id=item.id, status=phase_service.phase_status(item)))
 
 
-@bp.post("/phases/<int:phase_id>/rescore")
+@bp.post("/phases/<id:phase_id>/rescore")
 @operation("Rescore every scored submission of a phase", schemas.RescoreQueued, status=202, auth="organizer",
            errors=(404,), tag="organizers")
 def rescore_phase(phase_id: int) -> tuple[Response, int]:

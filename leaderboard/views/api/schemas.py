@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from leaderboard.services.competitions import SLUG_RE
+
+T = TypeVar("T")
+# A form field that may be left out: None in Python, but never a null on the wire (forms have no null).
+Omitted = Union[T, SkipJsonSchema[None]]
+Count = Annotated[int, Field(ge=0)]
 
 PhaseStatus = Literal["upcoming", "open", "closed"]
 SubmissionStatus = Literal["received", "queued", "scoring", "scored", "failed"]
@@ -207,18 +213,26 @@ class SubmissionUpload(BaseModel):
     description: str = Field(default="", max_length=500)
 
 
+def _drop_null_defaults(schema: dict[str, Any]) -> None:
+    for prop in schema.get("properties", {}).values():
+        if "default" in prop and prop["default"] is None:
+            del prop["default"]
+
+
 class PhaseCreate(BaseModel):
-    """Multipart form of POST /competitions/{slug}/phases."""
+    """Multipart form of POST /competitions/{slug}/phases; a left-out or empty field means "not given"."""
+
+    model_config = ConfigDict(json_schema_extra=_drop_null_defaults)
 
     name: str = Field(min_length=1, max_length=120)
     labels: bytes = Field(description="Hidden label file, JSON Lines (SPEC §2.1).")
-    questions: bytes | None = Field(default=None, description="Public questions file, JSON Lines.")
-    config: str | None = Field(default=None, description="Phase config JSON (SPEC §2.2), as a file or text.")
+    questions: Omitted[bytes] = Field(default=None, description="Public questions file, JSON Lines.")
+    config: Omitted[str] = Field(default=None, description="Phase config JSON (SPEC §2.2), as a file or text.")
     description: str = Field(default="", max_length=20000)
-    start: datetime | None = Field(default=None, description="Opening time, ISO 8601 (UTC if no offset).")
-    end: datetime | None = Field(default=None, description="Closing time, ISO 8601 (UTC if no offset).")
-    max_per_day: int | None = Field(default=None, ge=0, description="Submissions per UTC day; empty for no limit.")
-    max_total: int | None = Field(default=None, ge=0, description="Submissions in all; empty for no limit.")
+    start: Omitted[datetime] = Field(default=None, description="Opening time, ISO 8601 (UTC if no offset).")
+    end: Omitted[datetime] = Field(default=None, description="Closing time, ISO 8601 (UTC if no offset).")
+    max_per_day: Omitted[Count] = Field(default=None, description="Submissions per UTC day; empty for no limit.")
+    max_total: Omitted[Count] = Field(default=None, description="Submissions in all; empty for no limit.")
     leaderboard_visibility: Literal["public", "hidden"] = "public"
 
 

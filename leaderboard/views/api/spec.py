@@ -14,7 +14,7 @@ from flask import Flask
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from leaderboard.views.api import schemas
+from leaderboard.views.api import MAX_ID, schemas
 
 F = TypeVar("F", bound=Callable[..., Any])
 Auth = Literal["none", "optional", "participant", "organizer"]
@@ -108,10 +108,10 @@ def _component_schemas(specs: list[Operation]) -> tuple[dict[tuple[type[BaseMode
 def _path_and_parameters(rule: str) -> tuple[str, list[dict[str, Any]]]:
     parameters = []
     for converter, name in _PATH_ARG.findall(rule):
-        kind = {"int": "integer", "float": "number"}.get(converter, "string")
-        schema: dict[str, Any] = {"type": kind}
-        if kind == "integer":
-            schema["minimum"] = 0
+        if converter == "id":
+            schema: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
+        else:
+            schema = {"type": {"int": "integer", "float": "number"}.get(converter, "string")}
         parameters.append({"name": name, "in": "path", "required": True, "schema": schema})
     return _PATH_ARG.sub(lambda m: "{" + m.group(2) + "}", rule), parameters
 

@@ -17,7 +17,7 @@ from leaderboard.views.api.spec import operation
 IDEMPOTENCY_HELP = "Any unique string (e.g. a UUID); a retry with the same key returns the first submission."
 
 
-@bp.post("/phases/<int:phase_id>/submissions")
+@bp.post("/phases/<id:phase_id>/submissions")
 @operation("Upload a prediction file; answered before scoring finishes", schemas.SubmissionAccepted, status=202,
            auth="participant", form=schemas.SubmissionUpload, headers=(("Idempotency-Key", IDEMPOTENCY_HELP),),
            errors=(400, 404, 409, 413), tag="submissions")
@@ -41,7 +41,7 @@ def create_submission(phase_id: int) -> tuple[Response, int]:
     return response, status
 
 
-@bp.get("/submissions/<int:submission_id>")
+@bp.get("/submissions/<id:submission_id>")
 @operation("A submission's status, visible scores and validation errors", schemas.Submission,
            auth="optional", errors=(404,), tag="submissions")
 def get_submission(submission_id: int) -> tuple[Response, int]:

@@ -1,0 +1,96 @@
+"""The OpenAPI document is generated from the code, valid, complete, and the API conforms to it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import schemathesis
+from api_helpers import add_user, configure, create_phase, predictions, upload
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
+from openapi_spec_validator import validate
+from schemathesis import GenerationMode
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from leaderboard import create_app
+
+EXAMPLES = 30  # per operation and mode
+# positive_data_acceptance is left out: a schema-valid multipart part can still be an invalid
+# label or prediction file, whose content JSON Schema cannot describe; 400 is right then.
+STATIC = Path(__file__).resolve().parents[2] / "leaderboard" / "static"
+
+
+def test_document_is_valid_openapi_3_1(client):
+    document = client.get("/api/v1/openapi.json").get_json()
+    validate(document)
+    assert document["openapi"] == "3.1.0"
+    assert document["components"]["securitySchemes"]["bearerAuth"] == {
+        "type": "http", "scheme": "bearer", "description": "Personal API token (tb_...)."}
+
+
+def test_every_api_route_is_in_the_document(app, client):
+    document = client.get("/api/v1/openapi.json").get_json()
+    documented = {(path, method) for path, item in document["paths"].items() for method in item}
+    routed = {
+        (re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule), method.lower())
+        for rule in app.url_map.iter_rules() if rule.endpoint.startswith("api.") and rule.endpoint != "api.docs_page"
+        for method in rule.methods - {"HEAD", "OPTIONS"}
+    }
+    assert documented == routed
+    assert ("/api/v1/phases/{phase_id}/submissions", "post") in documented
+
+
+def test_operations_carry_request_and_response_schemas_and_security(client):
+    paths = client.get("/api/v1/openapi.json").get_json()["paths"]
+    upload_op = paths["/api/v1/phases/{phase_id}/submissions"]["post"]
+    form = upload_op["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert form == {"$ref": "#/components/schemas/SubmissionUpload"}
+    assert set(upload_op["responses"]) >= {"202", "400", "401", "404", "409", "413", "429"}
+    assert upload_op["security"] == [{"bearerAuth": []}]
+    assert "Idempotency-Key" in {p["name"] for p in upload_op["parameters"]}
+    assert paths["/api/v1/competitions"]["post"]["security"] == [{"bearerAuth": []}]
+    assert "403" in paths["/api/v1/competitions"]["post"]["responses"]
+    board = paths["/api/v1/phases/{phase_id}/leaderboard"]["get"]["responses"]["200"]["content"]
+    assert set(board) == {"application/json", "text/csv"}
+
+
+def test_browsable_docs_use_only_vendored_assets(client):
+    page = client.get("/api/v1/docs").get_data(as_text=True)
+    assert "swagger-ui-bundle.js" in page and "/api/v1/openapi.json" in page
+    for src in re.findall(r'(?:src|href)="([^"]+)"', page):
+        assert src.startswith("/static/"), src
+        assert client.get(src).status_code == 200
+    assert (STATIC / "vendor" / "swagger-ui" / "LICENSE").exists()
+
+
+@pytest.fixture
+def fuzz_app(tmp_path):
+    """Return an app with a competition, an open phase and a scored submission to explore."""
+    app = configure(create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels"}))
+    client = app.test_client()
+    organizer = add_user(app, "org@example.org", "Organizer", organizer=True)
+    phase_id = create_phase(client, organizer, max_per_day=None)
+    upload(client, organizer, phase_id, predictions())
+    app.config["FUZZ_TOKEN"] = organizer.token
+    return app
+
+
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
+def test_api_conforms_to_its_document_and_never_fails_with_5xx(fuzz_app, mode):
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", fuzz_app)
+    headers = {"Authorization": f"Bearer {fuzz_app.config['FUZZ_TOKEN']}"}
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 10  # schemathesis skips the document itself
+    for operation in operations:
+
+        @given(case=operation.as_strategy(generation_mode=mode))
+        @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        def check(case: schemathesis.Case) -> None:
+            case.call_and_validate(headers=headers, excluded_checks=[positive_data_acceptance])
+
+        try:
+            check()
+        except Unsatisfiable:
+            assert mode is GenerationMode.NEGATIVE  # an operation without inputs has nothing to break
