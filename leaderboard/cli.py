@@ -15,11 +15,12 @@ from typing import Any, Callable, Iterator
 
 import click
 from flask import Flask, current_app
-from flask.cli import AppGroup
+from flask.cli import AppGroup, with_appcontext
 
 from leaderboard.runtime import Runtime, ServiceContext
 from leaderboard.services import accounts, competitions, phases, scoring_runs
 from leaderboard.services.errors import DomainError
+from leaderboard.services.phase_imports import ImportedFiles, read_import_dir
 
 users_cli = AppGroup("users", help="Manage accounts.")
 tokens_cli = AppGroup("tokens", help="Manage API tokens.")
@@ -139,14 +140,12 @@ def phases_create(slug: str, name: str, labels_path: Path | None, questions_path
                   end_at: datetime | None, max_per_day: int | None, max_total: int | None, description: str,
                   visibility: str) -> None:
     """Create the next phase of competition SLUG; prints its id last."""
-    labels_path, questions_path, config_path = _phase_files(labels_path, questions_path, config_path, import_dir)
+    files = _phase_files(labels_path, questions_path, config_path, import_dir)
     with service_context() as ctx:
         phase = phases.create_phase(
-            ctx, competition_slug=slug, name=name, labels=labels_path.read_bytes(),
-            questions=questions_path.read_bytes() if questions_path else None,
-            config=_read_config(config_path) if config_path else None, start_at=start_at, end_at=end_at,
-            max_per_day=max_per_day, max_total=max_total, description=description,
-            leaderboard_visibility=visibility,
+            ctx, competition_slug=slug, name=name, labels=files.labels, questions=files.questions,
+            config=files.config, start_at=start_at, end_at=end_at, max_per_day=max_per_day, max_total=max_total,
+            description=description, leaderboard_visibility=visibility,
         )
         click.echo(f"Created phase {phase.position} {phase.name!r} of {slug!r}: {phase.n_items} items, "
                    f"{'with' if phase.has_private_split else 'without'} a private split, "
@@ -177,6 +176,7 @@ def phases_close(phase_id: int) -> None:
 
 
 @click.command("rescore")
+@with_appcontext
 @click.argument("phase_id", type=int)
 @domain_errors
 def rescore_command(phase_id: int) -> None:
@@ -188,6 +188,7 @@ def rescore_command(phase_id: int) -> None:
 
 
 @click.command("requeue")
+@with_appcontext
 @domain_errors
 def requeue_command() -> None:
     """Dispatch again every submission left received, queued or scoring; prints how many last."""
@@ -199,6 +200,7 @@ def requeue_command() -> None:
 
 
 @click.command("demo")
+@with_appcontext
 @domain_errors
 def demo_command() -> None:
     """Install a demo competition with phases, participants and scored entries; prints its id last."""
@@ -216,27 +218,16 @@ def demo_command() -> None:
 
 
 def _phase_files(labels: Path | None, questions: Path | None, config: Path | None,
-                 import_dir: Path | None) -> tuple[Path, Path | None, Path | None]:
-    """Return the label, questions and config paths, filling in from an importer's OUTDIR."""
-    if import_dir is not None:
-        labels = labels or _existing(import_dir / "labels.jsonl")
-        questions = questions or _optional(import_dir / "questions.jsonl")
-        config = config or _optional(import_dir / "phase.json")
-    if labels is None:
+                 import_dir: Path | None) -> ImportedFiles:
+    """Return the phase files: explicit options win over those of an importer's OUTDIR."""
+    if import_dir is None and labels is None:
         raise click.UsageError("Give --labels FILE or --from-import DIR.")
-    return labels, questions, config
-
-
-def _existing(path: Path) -> Path:
-    """Return path, or stop with a message when the file is missing."""
-    if not path.is_file():
-        raise click.ClickException(f"{path} does not exist; is this an importer's OUTDIR?")
-    return path
-
-
-def _optional(path: Path) -> Path | None:
-    """Return path if the file exists."""
-    return path if path.is_file() else None
+    imported = read_import_dir(import_dir) if import_dir is not None else ImportedFiles(b"", None, None)
+    return ImportedFiles(
+        labels=labels.read_bytes() if labels else imported.labels,
+        questions=questions.read_bytes() if questions else imported.questions,
+        config=_read_config(config) if config else imported.config,
+    )
 
 
 def _read_config(path: Path) -> dict[str, Any]:

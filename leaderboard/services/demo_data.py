@@ -28,7 +28,8 @@ from leaderboard.models import Competition, Phase, Submission, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services import accounts, competitions, phases
 from leaderboard.services.baselines import add_baseline
-from leaderboard.services.errors import InvalidInput, NotFound
+from leaderboard.services.errors import NotFound
+from leaderboard.services.phase_imports import run_importer
 from leaderboard.services.submissions import accept_submission
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
@@ -99,15 +100,8 @@ def _account(ctx: ServiceContext, email: str, name: str, *, organizer: bool = Fa
 def _import(fmt: str, source: str, outdir: Path, **options: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
                                                                           dict[str, Any]]:
     """Run a scoring importer on a demo file; return its label records, question records and config."""
-    from scoring.importers import ImporterError, run_import
-
-    target = outdir / fmt
-    try:
-        run_import(fmt, DEMO_DIR / source, target, **options)
-    except ImporterError as error:
-        raise InvalidInput(f"The demo file {source} did not import: {error}") from None
-    return (_records(target / "labels.jsonl"), _records(target / "questions.jsonl"),
-            json.loads((target / "phase.json").read_text(encoding="utf-8")))
+    _, files = run_importer(fmt, DEMO_DIR / source, outdir / fmt, **options)
+    return _records(files.labels), _records(files.questions or b""), dict(files.config or {})
 
 
 def _camping_phase(ctx: ServiceContext, tmp: Path, *, start: Any) -> Phase:
@@ -192,12 +186,12 @@ def _human_predictions(ctx: ServiceContext, phase: Phase) -> bytes:
 
 def _records_of(ctx: ServiceContext, phase: Phase) -> list[dict[str, Any]]:
     """Return the label records of a demo phase (read back from the hidden-label storage)."""
-    return [json.loads(line) for line in ctx.labels.read_bytes(phase.labels_key).decode().splitlines() if line]
+    return _records(ctx.labels.read_bytes(phase.labels_key))
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    """Return the records of a JSON Lines file."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _records(data: bytes) -> list[dict[str, Any]]:
+    """Return the records of JSON Lines bytes."""
+    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
 
 
 def _jsonl(records: list[dict[str, Any]]) -> bytes:

@@ -1,0 +1,149 @@
+"""The organizer command line: each command prints its result's id or token last; errors exit non-zero."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from leaderboard.models import ApiToken, Competition, Phase, Submission, User
+from leaderboard.services import accounts, phases
+from leaderboard.services.demo_data import ORGANIZER_EMAIL, PASSWORD, SLUG
+
+DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+
+
+def run(runner, *args: str):
+    """Invoke a CLI command and return (exit code, output lines)."""
+    result = runner.invoke(args=list(args))
+    return result.exit_code, result.output.strip().splitlines()
+
+
+def last(runner, *args: str) -> str:
+    """Invoke a command that must succeed and return its last line."""
+    code, lines = run(runner, *args)
+    assert code == 0, lines
+    return lines[-1]
+
+
+def test_users_create_prints_the_id_and_can_make_organizers(runner, ctx):
+    user_id = int(last(runner, "users", "create", "Ada@Example.org", "--password", "long enough",
+                       "--organizer", "--name", "Ada"))
+    user = ctx.session.get(User, user_id)
+    assert (user.email, user.display_name, user.is_organizer) == ("ada@example.org", "Ada", True)
+    assert accounts.authenticate(ctx, email="ada@example.org", password="long enough").id == user_id
+
+
+@pytest.mark.parametrize("args", [
+    ("users", "create", "not-an-email", "--password", "long enough"),
+    ("users", "create", "a@example.org", "--password", "short"),
+    ("users", "create", "a@example.org"),
+])
+def test_users_create_errors_exit_non_zero(runner, args):
+    code, lines = run(runner, *args)
+    assert code != 0 and lines
+
+
+def test_duplicate_user_is_a_clear_error(runner):
+    last(runner, "users", "create", "a@example.org", "--password", "long enough")
+    code, lines = run(runner, "users", "create", "a@example.org", "--password", "long enough")
+    assert code == 1 and "already exists" in lines[-1]
+
+
+def test_tokens_create_prints_a_token_that_authenticates(runner, ctx):
+    last(runner, "users", "create", "a@example.org", "--password", "long enough")
+    token = last(runner, "tokens", "create", "a@example.org")
+    assert token.startswith("tb_")
+    assert accounts.user_for_token(ctx, token).email == "a@example.org"
+    assert ctx.session.scalar(select(ApiToken.token_hash)) != token
+    code, lines = run(runner, "tokens", "create", "nobody@example.org")
+    assert code == 1 and "nobody@example.org" in lines[-1]
+
+
+def test_competitions_create_prints_the_id(runner, ctx):
+    competition_id = int(last(runner, "competitions", "create", "creak", "--title", "CREAK", "--description", "d"))
+    assert ctx.session.get(Competition, competition_id).slug == "creak"
+    assert run(runner, "competitions", "create", "creak", "--title", "Again")[0] == 1
+    assert run(runner, "competitions", "create", "Bad Slug", "--title", "x")[0] == 1
+
+
+def test_phases_create_open_close_and_rescore(runner, ctx, tmp_path, labels_file, make_predictions):
+    labels, config = tmp_path / "labels.jsonl", tmp_path / "phase.json"
+    labels.write_bytes(labels_file(private=True))
+    config.write_text(json.dumps({"task_type": "binary", "breakdowns": ["category"]}))
+    last(runner, "competitions", "create", "tiny", "--title", "Tiny")
+    phase_id = int(last(runner, "phases", "create", "tiny", "--name", "Dev", "--labels", str(labels),
+                        "--config", str(config), "--start", "2025-01-01T00:00:00Z", "--end", "2999-01-01",
+                        "--max-per-day", "3", "--max-total", "10"))
+    phase = ctx.session.get(Phase, phase_id)
+    assert (phase.max_per_day, phase.max_total, phase.has_private_split) == (3, 10, True)
+    assert phases.phase_status(phase) == "open"
+    assert int(last(runner, "phases", "close", str(phase_id))) == phase_id
+    ctx.session.expire_all()
+    assert phases.phase_status(ctx.session.get(Phase, phase_id)) == "closed"
+    assert int(last(runner, "phases", "open", str(phase_id))) == phase_id
+    code, lines = run(runner, "rescore", str(phase_id))
+    assert code == 0 and lines[-1] == str(phase_id) and "3 submission(s)" in lines[0]
+
+
+def test_phases_create_reports_bad_labels_and_unknown_competitions(runner, tmp_path):
+    bad = tmp_path / "labels.jsonl"
+    bad.write_text('{"id": "a", "label": true}\n{"id": "a", "label": false}\n')
+    last(runner, "competitions", "create", "tiny", "--title", "Tiny")
+    code, lines = run(runner, "phases", "create", "tiny", "--name", "x", "--labels", str(bad))
+    assert code == 1 and "line 2" in lines[-1]
+    code, lines = run(runner, "phases", "create", "nope", "--name", "x", "--labels", str(bad))
+    assert code == 1 and "nope" in lines[-1]
+    code, _ = run(runner, "phases", "create", "tiny", "--name", "x", "--labels", str(bad), "--start", "soon")
+    assert code == 2
+    assert run(runner, "phases", "create", "tiny", "--name", "x")[0] == 2
+    assert run(runner, "phases", "open", "999")[0] == 1
+
+
+def test_phases_create_from_an_importers_outdir(runner, ctx, tmp_path):
+    from scoring.importers import run_import
+
+    outdir = tmp_path / "out"
+    run_import("tgcsr", DATASETS / "tg-csr" / "jsonl" / "camping-tf.jsonl", outdir)
+    last(runner, "competitions", "create", "tg-csr", "--title", "TG-CSR")
+    phase_id = int(last(runner, "phases", "create", "tg-csr", "--name", "Camping", "--from-import", str(outdir)))
+    phase = ctx.session.get(Phase, phase_id)
+    assert phase.n_items == 340 and phase.task_config["breakdowns"] == ["category"]
+    assert ctx.storage.read_bytes(phase.questions_key) == (outdir / "questions.jsonl").read_bytes()
+    code, lines = run(runner, "phases", "create", "tg-csr", "--name", "x", "--from-import", str(tmp_path))
+    assert code == 1 and "labels.jsonl" in lines[-1]
+
+
+def test_requeue_dispatches_unfinished_submissions(runner, ctx, make_phase, make_user, make_predictions):
+    from leaderboard.services.uploads import store_submission_file
+
+    phase, user = make_phase(), make_user()
+    stored = store_submission_file(ctx, phase_id=phase.id, data=make_predictions())
+    row = Submission(phase_id=phase.id, user_id=user.id, filename="p.csv", file_key=stored.key,
+                     file_sha256=stored.sha256, file_size=stored.size, status="queued")
+    ctx.session.add(row)
+    ctx.session.commit()
+    assert last(runner, "requeue") == "1"
+    ctx.session.expire_all()
+    assert ctx.session.get(Submission, row.id).status == "scored"
+    assert last(runner, "requeue") == "0"
+
+
+@pytest.mark.slow
+def test_demo_installs_once_and_twice_is_harmless(runner, ctx):
+    competition_id = int(last(runner, "demo"))
+    code, lines = run(runner, "demo")
+    assert code == 0 and "demo already present" in lines[0] and lines[-1] == str(competition_id)
+    competition = ctx.session.get(Competition, competition_id)
+    assert competition.slug == SLUG
+    statuses = [phases.phase_status(p) for p in competition.phases]
+    assert statuses == ["closed", "open", "upcoming"]
+    assert [p.has_private_split for p in competition.phases] == [True, True, False]
+    scored = ctx.session.scalar(select(func.count()).select_from(Submission).where(
+        Submission.status == "scored", Submission.is_baseline.is_(False)))
+    assert scored == 2 * 4 * 3
+    assert ctx.session.scalar(select(func.count()).select_from(Submission).where(
+        Submission.status != "scored")) == 0
+    assert accounts.authenticate(ctx, email=ORGANIZER_EMAIL, password=PASSWORD).is_organizer
