@@ -42,7 +42,7 @@ serve:
 	$(VENV)/bin/flask --app app run --host $(HOST) --port $(PORT)
 
 run: demo
-	@echo "Tailboard is serving the demo on http://$(HOST):$(PORT)/ (organizer: organizer@example.org / demo-organizer)"
+	@echo "Tailboard is serving the demo on http://$(HOST):$(PORT)/ (organizer login: organizer@demo.example.org / demo-password)"
 	$(MAKE) --no-print-directory serve
 
 test: install-test
