@@ -51,6 +51,12 @@ def score_submission(ctx: ServiceContext, *, submission_id: int) -> None:
         log.exception("scoring submission %s failed", submission_id)
         _fail(ctx, submission, detail=traceback.format_exc(limit=20))
         return
+    current = ctx.session.scalar(select(Phase.label_version).where(Phase.id == phase.id))
+    if current != label_version:  # the labels were replaced while we scored: score again on the new ones
+        submission.status = "queued"
+        ctx.session.commit()
+        dispatch_all(ctx, [submission.id])
+        return
     record_score(ctx, submission=submission, phase=phase, results=results, label_version=label_version)
 
 

@@ -129,6 +129,7 @@ def _finish(ctx: ServiceContext, *, submission: Submission, phase: Phase, data: 
         submission.validation_errors = error.to_json()
         ctx.session.commit()
         raise SubmissionInvalid(_invalid_message(error.error_count), error.to_json(), submission.id) from None
+    file_key = submission.file_key
     try:
         submission.quota_day = quota.charge(ctx, phase=phase, user=user)
     except QuotaExceeded:
@@ -136,7 +137,7 @@ def _finish(ctx: ServiceContext, *, submission: Submission, phase: Phase, data: 
         if dispatch:  # a fresh upload over quota is refused, not kept
             ctx.session.delete(submission)
             ctx.session.commit()
-            ctx.storage.delete(submission.file_key)
+            ctx.storage.delete(file_key)
         raise
     submission.status = "queued"
     ctx.session.commit()

@@ -181,3 +181,30 @@ def test_private_primary_comes_from_the_private_split(ctx, make_phase, make_user
     score = active_score(submission)
     assert (score.public_primary, score.private_primary) == (1.0, 0.5)
     assert json.dumps(score.results)  # stored as plain JSON
+
+
+def test_labels_replaced_during_scoring_score_again_on_the_new_version(ctx, make_phase, make_user,
+                                                                       make_predictions, labels_file, monkeypatch):
+    phase, user = make_phase(), make_user()
+    real_evaluate = scoring_runs.evaluate
+    replaced = []
+
+    def evaluate_then_replace(labels, predictions):
+        results = real_evaluate(labels, predictions)
+        if not replaced:  # an organizer replaces the labels while this run is in flight
+            replaced.append(True)
+            with ctx.runtime.sessions() as other:
+                other_ctx = ctx.runtime.context(other)
+                current = other_ctx.session.get(type(phase), phase.id)
+                current.label_version += 1
+                stored = other_ctx.labels.put(f"phases/{phase.id}/labels-v{current.label_version}.jsonl",
+                                              labels_file().replace(b'"label": "true"', b'"label": "false"'))
+                current.labels_key, current.labels_sha256 = stored.key, stored.sha256
+                other.commit()
+        return results
+
+    monkeypatch.setattr(scoring_runs, "evaluate", evaluate_then_replace)
+    submission = upload(ctx, phase, user, make_predictions())
+    history = scores_of(ctx, submission.id)
+    assert [(s.label_version, s.retired_at is None) for s in history] == [(2, True)]
+    assert history[0].public_primary == pytest.approx(3 / 8)
