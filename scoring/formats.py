@@ -15,7 +15,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import BinaryIO, Literal
+from typing import IO, BinaryIO, Literal
 
 from scoring.types import PredictionFileError, Problem
 
@@ -52,8 +52,7 @@ def file_error(message: str) -> PredictionFileError:
 def load_document(source: Source, *, max_bytes: int) -> Document:
     """Read, unpack, decode and sniff a prediction file, or raise its whole-file problem."""
     data = unpack(read_source(source, max_bytes=max_bytes), max_bytes=max_bytes)
-    if data.startswith(UTF8_BOM):
-        data = data[len(UTF8_BOM) :]
+    data = data.removeprefix(UTF8_BOM)
     check_utf8(data)
     kind = sniff(data)
     if kind is None:
@@ -75,7 +74,7 @@ def read_source(source: Source, *, max_bytes: int) -> bytes:
     return data
 
 
-def _read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:
+def _read_bounded(stream: IO[bytes], max_bytes: int) -> bytes:
     """Read a stream to its end or to max_bytes + 1 bytes, whichever comes first."""
     buffer = io.BytesIO()
     while buffer.tell() <= max_bytes:
@@ -160,7 +159,7 @@ def _inflate_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: 
         ) from None
 
 
-def _read_bounded_or_refuse(stream: BinaryIO, max_bytes: int) -> bytes:
+def _read_bounded_or_refuse(stream: IO[bytes], max_bytes: int) -> bytes:
     """Read a stream within the limit, refusing it as too large past the limit."""
     data = _read_bounded(stream, max_bytes)
     if len(data) > max_bytes:

@@ -131,7 +131,7 @@ class _Table:
             self.columns = check_header(row)
             return
         columns = self.columns
-        id_ = row[columns.id].strip(TRIM_CHARS) if columns.id < len(row) else ""
+        id_: str | None = row[columns.id].strip(TRIM_CHARS) if columns.id < len(row) else ""
         value = confidence = None
         if len(row) != columns.width:
             self.log.add(line, id_ or None,

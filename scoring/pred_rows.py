@@ -57,7 +57,7 @@ class Rows:
 
 
 _DECODER = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
-_SCAN = _DECODER.scan_once
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # the C scanner, no wrapper
 _FIELD_SET = frozenset(FIELDS)
 
 

@@ -235,11 +235,13 @@ BOMB_SIZE = 200 * 1024 * 1024
 def zeros_zip(size: int) -> bytes:
     """Return a zip holding one file of `size` zero bytes, written in chunks."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        with archive.open("preds.csv", "w") as member:
-            chunk = bytes(1 << 20)
-            for _ in range(size // len(chunk)):
-                member.write(chunk)
+    with (
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("preds.csv", "w") as member,
+    ):
+        chunk = bytes(1 << 20)
+        for _ in range(size // len(chunk)):
+            member.write(chunk)
     return buffer.getvalue()
 
 

@@ -7,8 +7,9 @@ import gzip
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -88,7 +89,11 @@ def json_value(draw: st.DrawFn, case: Case, code: int) -> Any:
 def write_csv(draw: st.DrawFn, case: Case) -> bytes:
     """Write the case as CSV, with random header case, line ends and BOM."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator=draw(st.sampled_from(["\n", "\r\n"])))
+    ids = case.labels.ids.to_pylist()
+    # the csv module leaves a lone "\r" unquoted when the line terminator is "\n"
+    quoting = csv.QUOTE_ALL if any("\r" in i for i in ids) else draw(st.sampled_from([0, 1]))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    writer = csv.writer(buffer, lineterminator=end, quoting=quoting)
     header = ["id", "prediction"] + (["confidence"] if case.confidence is not None else [])
     writer.writerow([draw(st.sampled_from([h, h.upper(), f" {h.title()} "])) for h in header])
     for k, item in enumerate(case.listed):

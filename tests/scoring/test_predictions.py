@@ -6,8 +6,9 @@ import gzip
 import io
 import json
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -30,6 +31,9 @@ BINARY_HELP = (
     "expected one of true/false, yes/no, t/f, y/n, 1/0, or an abstention "
     "(empty, unknown, idk, abstain, none, n/a, i don't know)."
 )
+HEADER_HINT = "the header must be id,prediction or id,prediction,confidence"
+NOT_AN_OBJECT = ('Broken JSON line: each line must be one JSON object such as '
+                 '{"id": "q1", "prediction": "true"}.')
 Found = list[tuple[Any, Any, str]]
 
 
@@ -122,8 +126,7 @@ def test_csv_row_with_a_quoted_newline_is_reported_on_the_line_it_starts() -> No
 
 def test_csv_unknown_column_is_a_whole_file_problem() -> None:
     assert problems("id,prediction,score\nq1,true,3\n") == (
-        [(None, None, "Unknown column 'score': the header must be id,prediction or "
-          "id,prediction,confidence.")],
+        [(None, None, f"Unknown column 'score': {HEADER_HINT}.")],
         1,
     )
 
@@ -135,10 +138,8 @@ def test_csv_missing_columns_are_whole_file_problems() -> None:
     assert messages[0].startswith("Unknown column 'q1'")
     assert messages[1].startswith("Unknown column 'true'")
     assert messages[2:] == [
-        "Missing column 'id': the header must be id,prediction or id,prediction,confidence "
-        "(on the first line).",
-        "Missing column 'prediction': the header must be id,prediction or "
-        "id,prediction,confidence (on the first line).",
+        f"Missing column 'id': {HEADER_HINT} (on the first line).",
+        f"Missing column 'prediction': {HEADER_HINT} (on the first line).",
     ]
 
 
@@ -147,8 +148,7 @@ def test_csv_repeated_and_unnamed_columns_are_refused() -> None:
     assert count == 2
     assert [message for _, _, message in found] == [
         "Column 'id' appears twice in the header.",
-        "Column 4 of the header has no name; the header must be id,prediction or "
-        "id,prediction,confidence.",
+        f"Column 4 of the header has no name; {HEADER_HINT}.",
     ]
 
 
@@ -220,8 +220,9 @@ def test_multiple_choice_options_are_case_insensitive() -> None:
 @pytest.mark.parametrize("value", ["E", "true", "1", "AB"])
 def test_multiple_choice_rejects_what_is_not_an_option(value: str) -> None:
     found, _ = problems(f"id,prediction\nq1,{value}\n", make_labels(options="ABCD"))
-    assert found == [(2, "q1", f"Invalid prediction '{value}': expected one of A, B, C, D, or "
-                      "an abstention (empty, unknown, idk, abstain, none, n/a, i don't know).")]
+    expected = (f"Invalid prediction '{value}': expected one of A, B, C, D, or an abstention "
+                "(empty, unknown, idk, abstain, none, n/a, i don't know).")
+    assert found == [(2, "q1", expected)]
 
 
 # --- confidence --------------------------------------------------------------------
@@ -326,7 +327,7 @@ def test_csv_id_is_never_converted_to_a_number() -> None:
 def test_long_or_strange_ids_are_shown_cut_and_printable() -> None:
     long_id = "x" * 500
     found, _ = problems(f"id,prediction\n{long_id},true\n")
-    (line, id_, message) = found[0]
+    (_, id_, message) = found[0]
     assert id_ is not None and len(id_) <= 203
     assert message == f"Unknown id '{'x' * 60}...': it is not an item of this phase."
     found, _ = problems(json.dumps([{"id": "a\u0007b", "prediction": True}]))
@@ -419,21 +420,21 @@ def test_jsonl_records_and_blank_lines() -> None:
 
 
 def test_jsonl_problems_are_reported_on_their_line() -> None:
-    data = "\n".join([
+    lines = [
         '{"id": "q1", "prediction": true}',
         '{"id": "q2", "prediction": true',
         '["q3", true]',
-        '',
+        "",
         '{"prediction": true}',
         '{"id": true, "prediction": true}',
         '{"id": "q4"}',
-    ])
+    ]
+    data = "\n".join(lines)
     found, count = problems(data)
     assert count == 5
     assert found == [
         (2, None, "Broken JSON line: Expecting ',' delimiter at column 32."),
-        (3, None, 'Broken JSON line: each line must be one JSON object such as '
-                  '{"id": "q1", "prediction": "true"}.'),
+        (3, None, NOT_AN_OBJECT),
         (5, None, "Missing field 'id': every prediction needs an id."),
         (6, None, "Invalid id: an id must be a string or a number."),
         (7, "q4", "Missing field 'prediction'."),
@@ -496,8 +497,9 @@ def test_trailing_or_broken_json_is_invalid(data: str) -> None:
 
 
 def test_json_scalar_document_is_refused() -> None:
-    assert problems("42") == ([(None, None, "A JSON prediction file must hold a list of "
-                                "objects or one object mapping ids to predictions.")], 1)
+    message = ("A JSON prediction file must hold a list of objects or one object mapping ids "
+               "to predictions.")
+    assert problems("42") == ([(None, None, message)], 1)
 
 
 @pytest.mark.parametrize("data", ["[]", "{}", " [ ]\n", "\n{\n}\n"])
