@@ -39,7 +39,8 @@ def build_parser(*, with_import: bool = False) -> argparse.ArgumentParser:
     ):
         sub = commands.add_parser(name, help=text, description=text)
         sub.add_argument("--labels", required=True, metavar="LABELS.jsonl", help="hidden label file (JSON Lines)")
-        sub.add_argument("--predictions", required=True, metavar="PRED", help="prediction file (CSV, JSON, JSON Lines, zip, gz)")
+        sub.add_argument("--predictions", required=True, metavar="PRED",
+                         help="prediction file (CSV, JSON, JSON Lines, zip, gz)")
         sub.add_argument("--config", metavar="PHASE.json", help="phase config; inferred from the labels when omitted")
         sub.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help=argparse.SUPPRESS)
         sub.set_defaults(handler=handler)

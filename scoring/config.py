@@ -7,10 +7,10 @@ import math
 import os
 import string
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, cast
 
 from scoring.metrics import METRICS
-from scoring.types import BINARY_OPTIONS, LabelFileError, PhaseConfig
+from scoring.types import BINARY_OPTIONS, LabelFileError, MissingIds, PhaseConfig, TaskType
 
 CONFIG_KEYS = ("task_type", "options", "primary_metric", "breakdowns", "popularity", "missing_ids")
 TASK_TYPES = ("binary", "multiple_choice")
@@ -120,7 +120,7 @@ def _check(raw: Mapping[str, Any], hint: list[object] | None) -> PhaseConfig:
         breakdowns=_breakdowns(raw.get("breakdowns", ["category"])),
         head_min=head_min,
         tail_max=tail_max,
-        missing_ids=_choice(raw.get("missing_ids", "abstain"), "missing_ids", MISSING_IDS),  # type: ignore[arg-type]
+        missing_ids=cast(MissingIds, _choice(raw.get("missing_ids", "abstain"), "missing_ids", MISSING_IDS)),
     )
 
 
@@ -136,11 +136,11 @@ def _choice(value: object, key: str, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
-def _task(raw: Mapping[str, Any], hint: list[object] | None) -> tuple[Any, tuple[str, ...]]:
+def _task(raw: Mapping[str, Any], hint: list[object] | None) -> tuple[TaskType, tuple[str, ...]]:
     """Return the task type and options, inferring what is missing from the labels."""
     inferred = infer_config(hint) if hint is not None and "task_type" not in raw else None
     if "task_type" in raw:
-        task_type = _choice(raw["task_type"], "task_type", TASK_TYPES)
+        task_type = cast(TaskType, _choice(raw["task_type"], "task_type", TASK_TYPES))
     elif inferred is not None:
         task_type = inferred.task_type
     else:

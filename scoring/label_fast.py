@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from scoring import arrays
 from scoring.config import BINARY_WORDS, load_config
 from scoring.label_lines import POPULARITY_BUCKETS, SPLITS, Columns
 from scoring.types import LabelFileError, PhaseConfig
@@ -115,8 +116,8 @@ def _rename_lists(data: bytes, fields: tuple[str, ...]) -> tuple[bytes, tuple[st
     renamed = []
     for name in fields:
         key, new_key = _key(name), _key(name + LIST_SUFFIX)
-        patterns = [key + b": [", key + b":["]
-        if new_key not in data and any(p in data for p in patterns):
+        patterns = [p for p in (key + b": [", key + b":[") if p in data]
+        if patterns and new_key not in data:
             for p in patterns:
                 data = data.replace(p, new_key + p[len(key):])
             renamed.append(name)
@@ -157,7 +158,9 @@ def _column(table: pa.Table, name: str) -> pa.Array | None:
     return None if column.null_count == len(column) else column
 
 
-def _columns(table: pa.Table, config: PhaseConfig | dict[str, Any] | None, fields: tuple[str, ...]) -> tuple[Columns, PhaseConfig]:
+def _columns(
+    table: pa.Table, config: PhaseConfig | dict[str, Any] | None, fields: tuple[str, ...]
+) -> tuple[Columns, PhaseConfig]:
     """Return checked columns, raising _Unusual at the first doubt."""
     ids = _ids(table.column("id").combine_chunks())
     labels = _column(table, "label")
@@ -186,7 +189,7 @@ def _is_scalar_type(kind: pa.DataType) -> bool:
 
 def _ids(ids: pa.Array) -> pa.Array:
     """Return the ids if every one is a non-empty string and none repeats."""
-    if ids.null_count or not pa.types.is_string(ids.type) or pc.any(pc.equal(pc.utf8_length(ids), 0)).as_py():
+    if ids.null_count or not pa.types.is_string(ids.type) or pc.min(pc.binary_length(ids)).as_py() == 0:
         raise _Unusual
     ordered = ids.take(pc.sort_indices(ids))
     if len(ids) > 1 and pc.any(pc.equal(ordered[1:], ordered[:-1])).as_py():
@@ -211,8 +214,10 @@ def _resolve(config: PhaseConfig | dict[str, Any] | None, labels: pa.Array) -> P
 
 def _lookup(column: pa.Array, words: list[str]) -> npt.NDArray[np.int64]:
     """Return each normalized string's index in ``words``, -1 where it is none of them."""
-    found = pc.index_in(_normalized(column), value_set=pa.array(words, type=pa.string()))
-    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    encoded = _normalized(column).dictionary_encode()
+    index = {word: i for i, word in enumerate(words)}
+    table = np.array([index.get(w, -1) for w in encoded.dictionary.to_pylist()] + [-1], dtype=np.int64)
+    return table[arrays.values(encoded.indices, np.int64, fill=len(table) - 1)]
 
 
 def _gold(labels: pa.Array, config: PhaseConfig) -> npt.NDArray[np.int8]:
@@ -220,9 +225,9 @@ def _gold(labels: pa.Array, config: PhaseConfig) -> npt.NDArray[np.int8]:
     kind = labels.type
     if config.task_type == "binary":
         if pa.types.is_boolean(kind):
-            return labels.to_numpy(zero_copy_only=False).astype(np.int8)
+            return arrays.values(labels, np.int8)
         if pa.types.is_integer(kind) or pa.types.is_floating(kind):
-            numbers = labels.to_numpy(zero_copy_only=False)
+            numbers = arrays.values(labels, np.float64)
             if not np.isin(numbers, (0, 1)).all():
                 raise _Unusual
             return numbers.astype(np.int8)
@@ -248,17 +253,16 @@ def _popularity(column: pa.Array | None, n: int) -> tuple[npt.NDArray[np.int8], 
         return bucket, value
     if pa.types.is_string(column.type):
         index = _lookup(column, list(POPULARITY_BUCKETS))
-        if ((index < 0) & column.is_valid().to_numpy(zero_copy_only=False)).any():
+        if ((index < 0) & arrays.valid(column)).any():
             raise _Unusual
         codes = np.array(list(POPULARITY_BUCKETS.values()), dtype=np.int8)
         bucket[index >= 0] = codes[index[index >= 0]]
         return bucket, value
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-        value = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        valid = column.is_valid().to_numpy(zero_copy_only=False)
-        if not np.isfinite(value[valid]).all():  # pyarrow reads a bare NaN or Infinity
+        value = arrays.values(column, np.float64, fill=np.nan)
+        if np.isinf(value).any():
             raise _Unusual
-        return bucket, np.where(valid, value, np.nan)
+        return bucket, value
     raise _Unusual
 
 
@@ -276,7 +280,7 @@ def _split(column: pa.Array | None) -> npt.NDArray[np.int8] | None:
     if not pa.types.is_string(column.type):
         raise _Unusual
     index = _lookup(column, list(SPLITS))
-    if ((index < 0) & column.is_valid().to_numpy(zero_copy_only=False)).any():
+    if ((index < 0) & arrays.valid(column)).any():
         raise _Unusual
     return np.where(index < 0, 0, index).astype(np.int8)
 

@@ -19,6 +19,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scoring import arrays
 from scoring.config import breakdown_fields, load_config, read_config_object
 from scoring.label_fast import read_fast
 from scoring.label_lines import Columns, read_columns
@@ -98,7 +99,7 @@ class LabelSet:
         if len(values) == self.n and values.equals(self.ids):  # a file in label order: no hashing
             return np.arange(self.n, dtype=np.int64)
         found = pc.index_in(values, value_set=self.ids)
-        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        return arrays.values(found, np.int64, fill=-1)
 
 
 def load_labels(
@@ -193,8 +194,7 @@ def _codes(names: pa.Array | None, n: int) -> npt.NDArray[np.int32]:
     """Return a code per item for a name column (group, pair), -1 where absent."""
     if names is None or names.null_count == len(names):
         return np.full(n, -1, dtype=np.int32)
-    indices = names.dictionary_encode().indices.fill_null(-1)
-    return indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    return arrays.values(names.dictionary_encode().indices, np.int32, fill=-1)
 
 
 def _membership(parts: tuple[pa.Array, ...] | None) -> Membership | None:
@@ -206,11 +206,11 @@ def _membership(parts: tuple[pa.Array, ...] | None) -> Membership | None:
     items_parts, flat_parts = [], []
     for column in parts or ():
         if pa.types.is_list(column.type):
-            items_parts.append(pc.list_parent_indices(column).to_numpy(zero_copy_only=False).astype(np.int64))
+            items_parts.append(arrays.values(pc.list_parent_indices(column), np.int64))
             flat_parts.append(pc.list_flatten(column))
         else:
             valid = column.is_valid()
-            items_parts.append(np.flatnonzero(valid.to_numpy(zero_copy_only=False)))
+            items_parts.append(np.flatnonzero(arrays.values(valid, np.bool_)))
             flat_parts.append(column.filter(valid))
     if not flat_parts or sum(len(f) for f in flat_parts) == 0:
         return None
@@ -220,9 +220,10 @@ def _membership(parts: tuple[pa.Array, ...] | None) -> Membership | None:
     order = sorted(range(len(names)), key=names.__getitem__)
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(len(names))
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    codes = rank[arrays.values(encoded.indices, np.int64)]
     if len(parts or ()) > 1 or any(pa.types.is_list(c.type) for c in parts or ()):
-        keys = np.unique(items * len(names) + codes)  # a value given twice on one item counts once
+        keys = np.sort(items * len(names) + codes)  # (np.unique hashes, and is slower)
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]  # a value given twice counts once
         items, codes = keys // len(names), keys % len(names)
     values = tuple(names[i] for i in order)
     return Membership(values=values, items=items.astype(np.int64), codes=codes.astype(np.int32))

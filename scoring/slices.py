@@ -92,9 +92,12 @@ def _group_tables(scores: ItemScores, codes: IntArray, rows: IntArray, n_slices:
     if not has.any():
         return None
     n_groups = int(group.max()) + 1
-    keys, inverse = np.unique(codes[has] * n_groups + group[has], return_inverse=True)
-    missed = np.bincount(inverse.ravel(), weights=~scores.correct[rows][has], minlength=len(keys)) > 0
-    slice_of = keys // n_groups
+    keys = codes[has] * n_groups + group[has]
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    missed = np.add.reduceat((~scores.correct[rows][has][order]).astype(np.int64), starts) > 0
+    slice_of = keys[starts] // n_groups
     total = np.bincount(slice_of, minlength=n_slices)
     right = np.bincount(slice_of[~missed], minlength=n_slices)
     return np.stack([total - right, right], axis=-1)
@@ -131,6 +134,7 @@ def pair_summary(labels: LabelSet, scores: ItemScores, mask: BoolArray) -> dict[
     right = scores.correct[chosen]
 
     def per_pair(weights: BoolArray) -> IntArray:
+        """Return per pair code the number of its items where ``weights`` holds."""
         return np.bincount(pair, weights=weights, minlength=size).astype(np.int64)
 
     count = np.bincount(pair, minlength=size)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scoring.labels as labels_module
 from scoring.labels import HEAD, TAIL, TORSO, LabelSet, load_labels
@@ -311,3 +313,27 @@ def test_fast_and_careful_readers_agree_on_any_file(records: list[dict[str, Any]
         assert fast == slow
     else:
         assert_same(fast, slow)
+
+
+def test_loading_and_scoring_a_plain_file_never_imports_pandas(tmp_path: Path) -> None:
+    """pyarrow imports pandas on to_numpy(); the scoring hot path reads buffers instead."""
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(VALID_FILES["mixed string and list categories"][0] + jsonl(item_with_everything()))
+    code = (
+        "import sys, numpy as np\n"
+        "from scoring.labels import load_labels\n"
+        "from scoring.evaluate import evaluate\n"
+        "from scoring.types import Predictions\n"
+        f"labels = load_labels({str(path)!r})\n"
+        "evaluate(labels, Predictions(answer=np.zeros(labels.n, np.int8), confidence=np.full(labels.n, 0.5), n_predictions=1))\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def item_with_everything() -> dict[str, Any]:
+    return {"id": "z", "label": False, "category": "x", "popularity": 12, "group": "g", "pair": "p", "split": "private"}
