@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
 import os
 import re
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -29,6 +31,11 @@ UTF8_BOM = b"\xef\xbb\xbf"
 _NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")
 _NOT_ZERO = re.compile(rb"[^\x00]")
 _NOT_JSON = object()
+# what zipfile and its decompressors raise on corrupt input (it checks little itself)
+_BROKEN_ZIP = (
+    zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, ValueError,
+    IndexError, KeyError, OverflowError, struct.error, NotImplementedError,
+)
 _JSON_LINE = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
 
 
@@ -134,14 +141,16 @@ def _unzip(data: bytes, max_bytes: int) -> bytes:
                     "it must hold exactly one prediction file."
                 )
             return _inflate_member(archive, members[0], max_bytes)
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError):
+    except _BROKEN_ZIP:
         raise file_error("The zip archive is damaged and cannot be opened.") from None
 
 
 def _counts(info: zipfile.ZipInfo) -> bool:
     """Return whether a zip entry is a real file (not a folder, macOS resource or dot-file)."""
     parts = PurePosixPath(info.filename.replace("\\", "/")).parts
-    return not info.is_dir() and bool(parts) and "__MACOSX" not in parts and not parts[-1].startswith(".")
+    if info.is_dir() or not parts:
+        return False
+    return "__MACOSX" not in parts and not parts[-1].startswith(".")
 
 
 def _inflate_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: int) -> bytes:
@@ -155,7 +164,8 @@ def _inflate_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: 
             return _read_bounded_or_refuse(member, max_bytes)
     except NotImplementedError:
         raise file_error(
-            "The zip archive uses a compression method that is not supported; use deflate."
+            "The zip archive uses a feature or compression method that is not supported; "
+            "make a plain zip (deflate)."
         ) from None
 
 
@@ -185,7 +195,10 @@ def _gunzip(data: bytes, max_bytes: int) -> bytes:
     except zlib.error:
         raise file_error("The gzip file is damaged or truncated.") from None
     if inflater.unused_data.strip(b"\x00") or _NOT_ZERO.search(data, offset):
-        raise file_error("The gzip file holds more than one member; compress one file only.")
+        raise file_error(
+            "The gzip file holds more than one member, or data after its end; "
+            "compress exactly one file."
+        )
     return out.getvalue()
 
 
@@ -239,6 +252,6 @@ def _json_value(line: str) -> object:
     """Return the JSON value a whole line holds, or _NOT_JSON when it is not one value."""
     try:
         value: object = _JSON_LINE.decode(line)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return _NOT_JSON
     return value

@@ -147,7 +147,7 @@ def read_jsonl(text: str) -> Rows:
             continue
         try:
             record, end = _SCAN(stripped, 0)
-        except (StopIteration, json.JSONDecodeError):
+        except (StopIteration, json.JSONDecodeError, RecursionError):
             end = -1
         if end == len(stripped):
             builder.add_record(record, number, not_object)
@@ -162,6 +162,8 @@ def _broken_line(line: str) -> str:
         _DECODER.decode(line)
     except json.JSONDecodeError as exc:
         return f"Broken JSON line: {exc.msg} at column {exc.colno}."
+    except RecursionError:
+        return "Broken JSON line: it is nested too deeply."
     return "Broken JSON line."  # not reached: the caller saw it fail
 
 
@@ -181,9 +183,10 @@ def read_json(text: str) -> Rows:
         if _skip(text, end) != len(text):
             raise json.JSONDecodeError("Extra data", text, _skip(text, end))
     except json.JSONDecodeError as exc:
-        raise PredictionFileError([Problem(line=exc.lineno, id=None, message=(
-            f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-        ))], 1) from None
+        message = f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+        raise PredictionFileError([Problem(line=exc.lineno, id=None, message=message)], 1) from None
+    except RecursionError:
+        raise file_error("The file is not valid JSON: it is nested too deeply.") from None
     if not builder.lines and not builder.log.count:
         raise file_error("The file is empty: it holds no predictions.")
     return builder.rows()

@@ -245,3 +245,44 @@ def test_fast_csv_reader_agrees_with_the_exact_reader(content: bytes, missing: s
     with mock.patch("scoring.predictions.read_csv_fast", return_value=None):
         exact_only = outcome(content, labels)
     assert with_fast == exact_only
+
+
+# --- corrupt uploads fail as participant problems, never as crashes ----------------
+
+
+def _archives() -> list[bytes]:
+    """Return small valid uploads of every kind, to be corrupted."""
+    csv_data = b"id,prediction\nq1,true\n" * 20
+    out = [gzip.compress(csv_data), csv_data, b'[{"id": "q1", "prediction": true}]']
+    for method in (zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA, zipfile.ZIP_STORED):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", method) as archive:
+            archive.writestr("a.csv", csv_data)
+        out.append(buffer.getvalue())
+    return out
+
+
+@st.composite
+def corrupted(draw: st.DrawFn) -> bytes:
+    """Draw a valid upload with a few bytes overwritten, inserted or deleted."""
+    data = bytearray(draw(st.sampled_from(_archives())))
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(data) - 1))
+        action = draw(st.sampled_from(["set", "insert", "delete"]))
+        if action == "set":
+            data[at] = draw(st.integers(0, 255))
+        elif action == "insert":
+            data.insert(at, draw(st.integers(0, 255)))
+        elif len(data) > 1:
+            del data[at]
+    return bytes(data)
+
+
+@settings(max_examples=500, deadline=None)
+@given(content=corrupted())
+def test_corrupt_uploads_raise_only_prediction_file_errors(content: bytes) -> None:
+    labels = LabelSet(PhaseConfig("binary"), pa.array(["q1", "q2"]), np.zeros(2, np.int8))
+    try:
+        read_predictions(content, labels, max_bytes=10_000)
+    except PredictionFileError as exc:
+        assert 1 <= exc.error_count and 1 <= len(exc.problems) <= 50

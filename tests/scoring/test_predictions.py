@@ -538,3 +538,18 @@ def test_problems_never_depend_on_gold_labels() -> None:
     valid = "id,prediction\nq1,true\n"
     assert read(valid, make_labels(gold=[0, 0, 0, 0])) .warnings == read(
         valid, make_labels(gold=[1, 1, 1, 1])).warnings
+
+
+@pytest.mark.parametrize(
+    ("data", "line"),
+    [
+        ("[" * 100_000 + "]" * 100_000, None),
+        ('{"q1": ' + "[" * 100_000 + "]" * 100_000 + "}", None),
+        ('{"id": "q1", "prediction": true}\n{"id": ' + "[" * 100_000 + "]" * 100_000 + "}\n", 2),
+    ],
+    ids=["json", "mapping", "jsonl"],
+)
+def test_deeply_nested_json_is_a_problem_not_a_crash(data: str, line: int | None) -> None:
+    found, count = problems(data)
+    assert count == 1 and found[0][0] == line
+    assert "nested too deeply" in found[0][2]
