@@ -77,7 +77,7 @@ def cmd_submit(args: argparse.Namespace) -> None:
     if not path.is_file():
         raise Exit(EXIT_USAGE, f"no such file: {path}")
     client = _client()
-    with tqdm(total=path.stat().st_size, unit="B", unit_scale=True, unit_divisor=1024, desc="upload",
+    with tqdm(total=None, unit="B", unit_scale=True, unit_divisor=1024, desc="upload",
               disable=args.quiet, file=sys.stderr) as bar:
         accepted = client.submit(args.phase, path, description=args.description, progress=_progress(bar))
     print(f"Submission {accepted['id']} accepted ({accepted['status']}): {accepted['url']}")
@@ -142,7 +142,8 @@ def _show_submission(submission: dict[str, Any], as_json: bool) -> None:
     else:
         print(f"Submission {submission['id']} (phase {submission['phase_id']}): {submission['status']}")
         if submission["status"] == "scored":
-            print("\n".join(render.scores(submission.get("scores"), submission.get("primary_metric"))))
+            scores, scope = submission.get("scores"), submission.get("scores_scope")
+            print("\n".join(render.scores(scores, submission.get("primary_metric"), scope)))
         for line in render.problems(submission.get("errors")):
             print(line)
     if submission["status"] == "failed":

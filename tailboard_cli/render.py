@@ -16,11 +16,11 @@ def number(value: Any) -> str:
     return str(value)
 
 
-def scores(results: dict[str, Any] | None, primary: str | None = None) -> list[str]:
+def scores(results: dict[str, Any] | None, primary: str | None = None, scope: str | None = "all") -> list[str]:
     """Return the lines showing every visible split's headline metrics and slices."""
     if not results:
         return ["No scores to show."]
-    views = [("all items", results)] if "overall" in results else []
+    views = [("public split" if scope == "public" else "all items", results)] if "overall" in results else []
     views += [(f"{name} split", split) for name, split in (results.get("splits") or {}).items()]
     lines: list[str] = []
     for title, view in views:
@@ -28,6 +28,8 @@ def scores(results: dict[str, Any] | None, primary: str | None = None) -> list[s
         lines.append(f"{title} ({overall.get('n', view.get('n_items', '?'))} items)")
         lines += _metrics(overall, primary, indent="  ")
         lines += _slices(view)
+    if scope == "public":
+        lines.append("The private split's scores are shown when the phase closes.")
     return lines or ["No scores to show."]
 
 
@@ -55,7 +57,8 @@ def leaderboard(board: dict[str, Any]) -> list[str]:
     for row in board["rows"]:
         name = row["display_name"] + (" [baseline]" if row["is_baseline"] else "")
         when = (row.get("submitted_at") or "")[:16].replace("T", " ")
-        lines.append(f"{row['rank']:>4}  {name[:28]:<28} {number(row['primary']):>10}  {when}")
+        rank = "-" if row["rank"] is None else str(row["rank"])  # baselines take no rank
+        lines.append(f"{rank:>4}  {name[:28]:<28} {number(row['primary']):>10}  {when}")
     if not board["rows"]:
         lines.append("  (no entries yet)")
     return lines

@@ -140,11 +140,13 @@ def test_private_scores_stay_hidden_from_the_owner_until_close(client, users):
     submission_id = upload(client, users["alice"], phase_id, predictions(wrong=4)).get_json()["id"]
     mine = client.get(f"/api/v1/submissions/{submission_id}", headers=users["alice"].headers).get_json()
     assert "splits" not in mine["scores"] and mine["scores"]["overall"]["n"] < 20
+    assert mine["scores_scope"] == "public"
     organizer_view = client.get(f"/api/v1/submissions/{submission_id}", headers=users["organizer"].headers).get_json()
     assert set(organizer_view["scores"]["splits"]) == {"public", "private"}
     client.post(f"/api/v1/phases/{phase_id}/close", headers=users["organizer"].headers)
     mine = client.get(f"/api/v1/submissions/{submission_id}", headers=users["alice"].headers).get_json()
     assert set(mine["scores"]["splits"]) == {"public", "private"}
+    assert mine["scores_scope"] == "all"
 
 
 def test_scores_are_rounded_to_four_decimals(client, users):

@@ -152,6 +152,10 @@ class Submission(BaseModel):
     updated_at: datetime
     primary_metric: str
     scores: Results | None = Field(description="Visible scores once scored; null before.")
+    scores_scope: Literal["all", "public"] | None = Field(
+        description="What the top level of `scores` covers: all items, or only the public split while the "
+        "private split is hidden (phase not closed)."
+    )
     errors: ValidationErrors | None = Field(description="Validation problems, if the file was rejected.")
     failure: str | None = Field(description="Why scoring failed, in participant-safe words.")
     url: str

@@ -64,11 +64,12 @@ def accepted(item: Submission) -> schemas.SubmissionAccepted:
 def submission(item: Submission, *, viewer: User | None) -> schemas.Submission:
     """Return a submission with the scores the viewer may see (rounded, private split redacted)."""
     active = submission_service.active_score(item)
-    scores = None
+    scores, scope = None, None
     if item.status == "scored" and active is not None:
         organizer = viewer is not None and viewer.is_organizer
         shown = visibility.visible_results(active.results, phase=item.phase, viewer_is_organizer=organizer)
         scores = schemas.Results.model_validate(shown)
+        scope = "public" if not organizer and visibility.private_hidden(active.results, phase=item.phase) else "all"
     errors = schemas.ValidationErrors.model_validate(item.validation_errors) if item.validation_errors else None
     failure = FAILED_SCORING if item.status == "failed" and errors is None else None
     return schemas.Submission(
@@ -81,6 +82,7 @@ def submission(item: Submission, *, viewer: User | None) -> schemas.Submission:
         updated_at=as_utc(item.updated_at),
         primary_metric=str(item.phase.task_config.get("primary_metric", "accuracy")),
         scores=scores,
+        scores_scope=scope,  # type: ignore[arg-type]
         errors=errors,
         failure=failure,
         url=_submission_url(item),
