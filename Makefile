@@ -24,11 +24,11 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test system-deps
 
-# Debian's chromium for the browser tests (never `playwright install`).
+# Debian's chromium for the browser tests (never `playwright install`), nginx for the deploy tests.
 system-deps:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ ! -x /usr/bin/chromium ] || ! command -v nginx >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium nginx-light >/dev/null; \
 	fi
 
 migrate: install

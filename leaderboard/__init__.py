@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from leaderboard.config import Settings
 
@@ -26,6 +27,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         RATELIMIT_ENABLED=True,
         WTF_CSRF_TIME_LIMIT=None,
     )
+    if settings.trusted_proxies:
+        # Behind nginx every client is 127.0.0.1; trust its X-Forwarded-* so rate limits see real clients.
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     web.init_app(app, build_runtime(settings))
     login_manager.init_app(app)
     csrf.init_app(app)

@@ -24,6 +24,7 @@ class Settings:
     celery_broker_url: str | None
     ratelimit_storage_uri: str
     max_upload_bytes: int
+    trusted_proxies: int = 0
     testing: bool = False
 
     @classmethod
@@ -45,6 +46,7 @@ class Settings:
             celery_broker_url=env.get("CELERY_BROKER_URL"),
             ratelimit_storage_uri=env.get("RATELIMIT_STORAGE_URI", "memory://"),
             max_upload_bytes=int(env.get("TAILBOARD_MAX_UPLOAD_BYTES", str(100 * 1024 * 1024))),
+            trusted_proxies=int(env.get("TAILBOARD_TRUSTED_PROXIES", "0")),
         )
         settings = replace(settings, **overrides)
         if settings.scoring_mode not in ("inline", "celery"):

@@ -1,0 +1,27 @@
+"""The app factory: settings overrides and the reverse-proxy setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import request
+
+from leaderboard import create_app
+
+
+def _remote_addr_app(tmp_path: Path, proxies: int):  # type: ignore[no-untyped-def]
+    app = create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels", "trusted_proxies": proxies})
+    app.add_url_rule("/_addr", "addr", lambda: request.remote_addr or "")
+    return app
+
+
+def test_forwarded_for_is_ignored_without_trusted_proxies(tmp_path: Path) -> None:
+    app = _remote_addr_app(tmp_path, 0)
+    response = app.test_client().get("/_addr", headers={"X-Forwarded-For": "203.0.113.9"})
+    assert response.get_data(as_text=True) == "127.0.0.1"
+
+
+def test_forwarded_for_names_the_client_behind_one_trusted_proxy(tmp_path: Path) -> None:
+    app = _remote_addr_app(tmp_path, 1)
+    response = app.test_client().get("/_addr", headers={"X-Forwarded-For": "203.0.113.9"})
+    assert response.get_data(as_text=True) == "203.0.113.9"
