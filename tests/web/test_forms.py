@@ -79,7 +79,8 @@ def test_upload_over_the_daily_quota_says_when_it_resets(world: World, client: A
     response = upload(client, world.open_phase.id, predictions(), token=csrf_token(client, path))
     assert response.status_code == 429
     text = response.get_data(as_text=True)
-    assert "Quota used up" in text and re.search(r"submit again from .*\d{4}-\d\d-\d\d 00:00 UTC", text, re.S)
+    assert "Quota used up" in text and re.search(r"resets at \d{4}-\d\d-\d\d 00:00 UTC", text)
+    assert text.index("Quota used up") < text.index("Submit predictions")  # above the form, not beside it
 
 
 def test_upload_needs_a_file(world: World, client: Any, login: Callable, csrf_token: Callable) -> None:

@@ -13,6 +13,10 @@
   var styles = getComputedStyle(document.documentElement);
   var headColor = styles.getPropertyValue("--head").trim() || "#2f5fb3";
   var tailColor = styles.getPropertyValue("--tail").trim() || "#d9822b";
+  // Baselines are drawn paler so participants' bars stand out.
+  function shade(color) {
+    return chart.baseline.map(function (isBaseline) { return isBaseline ? color + "73" : color; });
+  }
   canvas.parentElement.style.height = Math.max(220, 70 + labels.length * 44) + "px";
 
   new Chart(canvas, {
@@ -20,8 +24,8 @@
     data: {
       labels: labels,
       datasets: [
-        { label: "Head (popular)", data: chart.head, backgroundColor: headColor, borderRadius: 2 },
-        { label: "Tail (long-tail)", data: chart.tail, backgroundColor: tailColor, borderRadius: 2 }
+        { label: "Head (popular)", data: chart.head, backgroundColor: shade(headColor), borderRadius: 2 },
+        { label: "Tail (long-tail)", data: chart.tail, backgroundColor: shade(tailColor), borderRadius: 2 }
       ]
     },
     options: {
