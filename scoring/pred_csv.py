@@ -80,14 +80,10 @@ def read_csv_fast(data: bytes) -> Rows | None:
         columns = check_header([table.column(i)[0].as_py() for i in range(table.num_columns)])
     except (pa.ArrowException, PredictionFileError):
         return None
-    body = table.slice(1)
-
-    def column(index: int) -> pa.Array:
-        return body.column(index).combine_chunks()
-
-    confidence = None if columns.confidence is None else column(columns.confidence)
-    ids = pc.utf8_trim(column(columns.id), characters=TRIM_CHARS)
-    return Rows(ids=ids, values=column(columns.prediction), confidences=confidence, lines=None)
+    body = [column.combine_chunks() for column in table.slice(1).columns]
+    confidence = None if columns.confidence is None else body[columns.confidence]
+    ids = pc.utf8_trim(body[columns.id], characters=TRIM_CHARS)
+    return Rows(ids=ids, values=body[columns.prediction], confidences=confidence, lines=None)
 
 
 def read_csv_exact(text: str) -> Rows:
