@@ -26,6 +26,8 @@ def test_document_is_valid_openapi_3_1(client):
     document = client.get("/api/v1/openapi.json").get_json()
     validate(document)
     assert document["openapi"] == "3.1.0"
+    used_tags = {tag for item in document["paths"].values() for op in item.values() for tag in op["tags"]}
+    assert used_tags == {tag["name"] for tag in document["tags"]}
     assert document["components"]["securitySchemes"]["bearerAuth"] == {
         "type": "http", "scheme": "bearer", "description": "Personal API token (tb_...)."}
 

@@ -28,6 +28,13 @@ ERROR_TEXT = {
     413: "The upload is larger than the instance accepts.",
     429: "Over the submission quota (`details.resets_at`) or the rate limit; see `Retry-After`.",
 }
+TAGS = [
+    {"name": "phases", "description": "Phase details, quotas and leaderboards."},
+    {"name": "submissions", "description": "Upload prediction files and read their scores."},
+    {"name": "competitions", "description": "Browse competitions."},
+    {"name": "organizers", "description": "Create competitions and phases; open, close and rescore."},
+    {"name": "meta", "description": "This document."},
+]
 AUTH_TEXT = {
     "none": "",
     "optional": "Anyone; a token adds caller-specific data.",
@@ -84,6 +91,7 @@ def build_document(app: Flask, *, version: str) -> dict[str, Any]:
             "version": version,
             "description": "Submit prediction files, read scores and rankings, manage phases.",
         },
+        "tags": TAGS,
         "paths": paths,
         "components": {
             "schemas": components,
