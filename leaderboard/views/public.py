@@ -6,14 +6,14 @@ import io
 import mimetypes
 from typing import Any
 
-from flask import Blueprint, redirect, render_template, send_file, url_for
+from flask import Blueprint, redirect, render_template, request, send_file, url_for
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
 from leaderboard.extensions import login_manager
 from leaderboard.forms import SubmissionForm
 from leaderboard.services import competitions, phases, quota, ranking, submissions
-from leaderboard.services.errors import NotFound, QuotaExceeded, SubmissionInvalid
+from leaderboard.services.errors import Forbidden, NotFound, QuotaExceeded, SubmissionInvalid
 from leaderboard.services.visibility import visible_results
 from leaderboard.web import ctx
 
@@ -33,8 +33,16 @@ def index() -> str:
 
 @bp.get("/c/<slug>")
 def competition(slug: str) -> str:
-    """Show a competition: description, its phases with status and dates, data downloads."""
-    return render_template("public/competition.html", competition=competitions.get_competition(ctx(), slug))
+    """Show a competition: description, phases as tabs with status and dates, data, top entries."""
+    comp = competitions.get_competition(ctx(), slug)
+    selected = _selected_phase(comp.phases, request.args.get("phase", type=int))
+    board = None
+    if selected is not None:
+        try:
+            board = ranking.leaderboard(ctx(), phase_id=selected.id, viewer=_user())
+        except Forbidden:
+            board = None  # the organizers keep this ranking hidden
+    return render_template("public/competition.html", competition=comp, phase=selected, board=board)
 
 
 @bp.get("/phases/<int:phase_id>/files/<name>")
@@ -102,3 +110,12 @@ def _render_phase(phase_id: int, form: SubmissionForm, **extra: Any) -> str:
         status = quota.quota_status(ctx(), phase=phase_row, user=user)
         history = submissions.list_submissions(ctx(), phase_id=phase_id, user=user)
     return render_template("public/phase.html", phase=phase_row, form=form, quota=status, history=history, **extra)
+
+
+def _selected_phase(phase_list: list[Any], wanted: int | None) -> Any:
+    """Return the phase tab to show: the one asked for, else the first open one, else the latest."""
+    by_id = {p.id: p for p in phase_list}
+    if wanted in by_id:
+        return by_id[wanted]
+    open_now = [p for p in phase_list if phases.phase_status(p) == "open"]
+    return (open_now or phase_list or [None])[0 if open_now else -1]
