@@ -99,5 +99,6 @@ def _slices(view: dict[str, Any]) -> list[str]:
     if buckets:
         cells = ", ".join(f"{b} {number(popularity[b].get('accuracy'))}" for b in buckets)
         gap = (popularity.get("gap") or {}).get("accuracy")
-        lines.append(f"  accuracy by popularity: {cells}" + (f" (head-tail gap {number(gap)})" if gap is not None else ""))
+        note = f" (head-tail gap {number(gap)})" if gap is not None else ""
+        lines.append(f"  accuracy by popularity: {cells}{note}")
     return lines

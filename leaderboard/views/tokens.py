@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, flash, make_response, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_login import current_user, login_required
 
 from leaderboard import web
@@ -29,7 +30,7 @@ def create() -> Response:
 
 @bp.post("/account/tokens/<int:token_id>/revoke")
 @login_required
-def revoke(token_id: int) -> Response:
+def revoke(token_id: int) -> ResponseReturnValue:
     """Revoke one of the user's tokens."""
     accounts.revoke_token(web.ctx(), user=current_user, token_id=token_id)
     flash("The token was revoked; scripts using it can no longer call the API.", "success")

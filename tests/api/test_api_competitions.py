@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-
 from api_helpers import create_phase, make_labels
 
 

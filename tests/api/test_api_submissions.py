@@ -102,7 +102,7 @@ def test_too_large_upload_is_413_json(tmp_path, users):
 
     from leaderboard import create_app
 
-    small = configure(create_app({"data_dir": tmp_path / "d2", "labels_dir": tmp_path / "l2", "max_upload_bytes": 2048}))
+    small = configure(create_app({"data_dir": tmp_path / "d", "labels_dir": tmp_path / "l", "max_upload_bytes": 2048}))
     client = small.test_client()
     organizer, alice = add_user(small, "o@example.org", "Org", organizer=True), add_user(small, "a@example.org", "Al")
     phase_id = create_phase(client, organizer)

@@ -186,7 +186,7 @@ def test_both_multipart_encoders_send_the_same_upload(server, monkeypatch, tmp_p
     seen: list[tuple[int, int]] = []
     path = tmp_path / "preds.csv"
     path.write_bytes(predictions(wrong=1))
-    accepted = Client(live.url, token).submit(phase_id, path, description="enc", progress=lambda d, t: seen.append((d, t)))
+    accepted = Client(live.url, token).submit(phase_id, path, progress=lambda done, total: seen.append((done, total)))
     assert accepted["status"] in ("queued", "scored")
     assert seen and seen[-1][0] == seen[-1][1] > path.stat().st_size
 

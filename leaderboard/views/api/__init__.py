@@ -7,6 +7,7 @@ Handlers live in one module per noun and each calls one service; errors become
 from __future__ import annotations
 
 from flask import Blueprint
+from flask.blueprints import BlueprintSetupState
 from werkzeug.routing import IntegerConverter, Map
 
 from leaderboard.extensions import csrf
@@ -21,8 +22,12 @@ class IdConverter(IntegerConverter):
         super().__init__(url_map, min=1, max=MAX_ID)
 
 
+def _add_id_converter(state: BlueprintSetupState) -> None:
+    state.app.url_map.converters.setdefault("id", IdConverter)
+
+
 bp = Blueprint("api", __name__)
-bp.record_once(lambda state: state.app.url_map.converters.setdefault("id", IdConverter))  # before any route
+bp.record_once(_add_id_converter)  # recorded before any route, so it runs before they are added
 csrf.exempt(bp)  # the API authenticates with bearer tokens only, never the session cookie
 
 from leaderboard.views.api import competitions, docs, limits, phases, submissions  # noqa: E402  (routes need bp)

@@ -37,7 +37,8 @@ def create_competition() -> tuple[Response, int]:
     item = competition_service.create_competition(
         web.ctx(), slug=body.slug, title=body.title, description=body.description, created_by=organizer
     )
-    return respond(schemas.CompetitionCreated(slug=item.slug, title=item.title, url=serialize.competition(item).url), 201)
+    created = schemas.CompetitionCreated(slug=item.slug, title=item.title, url=serialize.competition(item).url)
+    return respond(created, 201)
 
 
 @bp.post("/competitions/<slug>/phases")
@@ -63,7 +64,7 @@ def create_phase(slug: str) -> tuple[Response, int]:
         leaderboard_visibility=fields.leaderboard_visibility,
     )
     url = url_for("api.get_phase", phase_id=item.id, _external=True)
-    return respond(schemas.PhaseCreated(id=item.id, name=item.name, status=phase_service.phase_status(item), url=url), 201)
+    return respond(schemas.PhaseCreated(id=item.id, name=item.name, status=serialize.status(item), url=url), 201)
 
 
 def _config(text: str | None) -> dict[str, Any] | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from flask import Response, jsonify, request
 from pydantic import BaseModel, ValidationError
@@ -53,6 +53,14 @@ def as_utc_naive(moment: datetime | None) -> datetime | None:
     return moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
+@overload
+def as_utc(moment: datetime) -> datetime: ...
+
+
+@overload
+def as_utc(moment: None) -> None: ...
+
+
 def as_utc(moment: datetime | None) -> datetime | None:
     """Return a stored naive-UTC timestamp as an aware one (serialized with 'Z')."""
     return None if moment is None else moment.replace(tzinfo=timezone.utc)
@@ -88,5 +96,5 @@ def _problems(error: ValidationError) -> tuple[str, list[dict[str, Any]]]:
             continue  # the "left out" branch of an optional form field; its other branch says what is wrong
         by_field.setdefault(str(item["loc"][0]) if item["loc"] else None, item["msg"])
     problems = [{"field": field, "message": message} for field, message in by_field.items()]
-    summary = "; ".join(f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems)
+    summary = "; ".join(f"{field}: {message}" if field else message for field, message in by_field.items())
     return f"Invalid input: {summary}.", problems

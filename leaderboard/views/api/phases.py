@@ -49,7 +49,7 @@ def open_phase(phase_id: int) -> tuple[Response, int]:
     """Open a phase whatever its dates say."""
     require_organizer()
     item = phase_service.open_phase(web.ctx(), phase_id=phase_id)
-    return respond(schemas.PhaseAction(id=item.id, status=phase_service.phase_status(item)))
+    return respond(schemas.PhaseAction(id=item.id, status=serialize.status(item)))
 
 
 @bp.post("/phases/<id:phase_id>/close")
@@ -59,7 +59,7 @@ def close_phase(phase_id: int) -> tuple[Response, int]:
     """Close a phase to submissions."""
     require_organizer()
     item = phase_service.close_phase(web.ctx(), phase_id=phase_id)
-    return respond(schemas.PhaseAction(id=item.id, status=phase_service.phase_status(item)))
+    return respond(schemas.PhaseAction(id=item.id, status=serialize.status(item)))
 
 
 @bp.post("/phases/<id:phase_id>/rescore")

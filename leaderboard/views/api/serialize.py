@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from flask import request, url_for
 
@@ -27,6 +27,11 @@ def competition(item: Competition) -> schemas.Competition:
         phases=[phase_summary(phase) for phase in item.phases],
         url=request.host_url.rstrip("/") + f"/c/{item.slug}",
     )
+
+
+def status(item: Phase) -> schemas.PhaseStatus:
+    """Return the phase's derived status."""
+    return cast(schemas.PhaseStatus, phase_service.phase_status(item))
 
 
 def phase_summary(phase: Phase) -> schemas.PhaseSummary:
@@ -120,7 +125,7 @@ def _summary_fields(item: Phase) -> dict[str, Any]:
         "id": item.id,
         "name": item.name,
         "position": item.position,
-        "status": phase_service.phase_status(item),
+        "status": status(item),
         "start_at": as_utc(item.start_at),
         "end_at": as_utc(item.end_at),
         "url": url_for("api.get_phase", phase_id=item.id, _external=True),

@@ -18,6 +18,8 @@ from leaderboard.views.api import MAX_ID, schemas
 
 F = TypeVar("F", bound=Callable[..., Any])
 Auth = Literal["none", "optional", "participant", "organizer"]
+Mode = Literal["validation", "serialization"]
+Refs = dict[tuple[type[BaseModel], Mode], Any]
 
 ERROR_TEXT = {
     400: "Invalid input; for a prediction file, `details` is the SPEC §2.3 errors object.",
@@ -35,6 +37,7 @@ TAGS = [
     {"name": "organizers", "description": "Create competitions and phases; open, close and rescore."},
     {"name": "meta", "description": "This document."},
 ]
+BEARER = {"type": "http", "scheme": "bearer", "description": "Personal API token (tb_...)."}
 AUTH_TEXT = {
     "none": "",
     "optional": "Anyone; a token adds caller-specific data.",
@@ -95,13 +98,13 @@ def build_document(app: Flask, *, version: str) -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": components,
-            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer", "description": "Personal API token (tb_...)."}},
+            "securitySchemes": {"bearerAuth": BEARER},
         },
     }
 
 
-def _component_schemas(specs: list[Operation]) -> tuple[dict[tuple[type[BaseModel], str], Any], dict[str, Any]]:
-    wanted: set[tuple[type[BaseModel], str]] = {(schemas.Error, "serialization")}
+def _component_schemas(specs: list[Operation]) -> tuple[Refs, dict[str, Any]]:
+    wanted: set[tuple[type[BaseModel], Mode]] = {(schemas.Error, "serialization")}
     for spec in specs:
         if spec.response is not None:
             wanted.add((spec.response, "serialization"))
@@ -110,7 +113,7 @@ def _component_schemas(specs: list[Operation]) -> tuple[dict[tuple[type[BaseMode
                 wanted.add((model, "validation"))
     ordered = sorted(wanted, key=lambda item: (item[0].__name__, item[1]))
     refs, document = models_json_schema(ordered, ref_template="#/components/schemas/{model}")
-    return dict(refs), document.get("$defs", {})
+    return refs, document.get("$defs", {})  # type: ignore[return-value]  # only BaseModels were passed
 
 
 def _path_and_parameters(rule: str) -> tuple[str, list[dict[str, Any]]]:
@@ -124,7 +127,7 @@ def _path_and_parameters(rule: str) -> tuple[str, list[dict[str, Any]]]:
     return _PATH_ARG.sub(lambda m: "{" + m.group(2) + "}", rule), parameters
 
 
-def _operation(spec: Operation, endpoint: str, parameters: list[dict[str, Any]], refs: dict[Any, Any]) -> dict[str, Any]:
+def _operation(spec: Operation, endpoint: str, parameters: list[dict[str, Any]], refs: Refs) -> dict[str, Any]:
     result: dict[str, Any] = {
         "operationId": endpoint.removeprefix("api."),
         "summary": spec.summary,
@@ -152,19 +155,21 @@ def _query_parameters(model: type[BaseModel] | None) -> list[dict[str, Any]]:
     schema = model.model_json_schema()
     required = set(schema.get("required", []))
     return [
-        {"name": name, "in": "query", "required": name in required, "schema": prop, "description": prop.get("description", "")}
+        {"name": name, "in": "query", "required": name in required, "schema": prop,
+         "description": prop.get("description", "")}
         for name, prop in schema["properties"].items()
     ]
 
 
 def _header_parameters(headers: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
     return [
-        {"name": name, "in": "header", "required": False, "description": text, "schema": {"type": "string", "maxLength": 200}}
+        {"name": name, "in": "header", "required": False, "description": text,
+         "schema": {"type": "string", "maxLength": 200}}
         for name, text in headers
     ]
 
 
-def _responses(spec: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
+def _responses(spec: Operation, refs: Refs) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": spec.summary}
     if spec.response is not None:
         content = {"application/json": {"schema": refs[(spec.response, "serialization")]}}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import BinaryIO, cast
+
 from flask import Response, request
 
 from leaderboard import web
@@ -32,12 +34,13 @@ def create_submission(phase_id: int) -> tuple[Response, int]:
         phase_id=phase_id,
         user=user,
         filename=upload.filename or "predictions",
-        stream=upload.stream,
+        stream=cast(BinaryIO, upload.stream),
         description=fields.description,
         idempotency_key=request.headers.get("Idempotency-Key"),
     )
-    response, status = respond(serialize.accepted(item), 202)
-    response.headers["Location"] = serialize.accepted(item).url
+    body = serialize.accepted(item)
+    response, status = respond(body, 202)
+    response.headers["Location"] = body.url
     return response, status
 
 
