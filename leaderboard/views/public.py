@@ -6,11 +6,11 @@ import io
 import mimetypes
 from typing import Any
 
-from flask import Blueprint, redirect, render_template, request, send_file, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, send_file, url_for
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
-from leaderboard.extensions import login_manager
+from leaderboard.extensions import limiter, login_manager
 from leaderboard.forms import SubmissionForm
 from leaderboard.services import competitions, phases, quota, ranking, submissions
 from leaderboard.services.errors import Forbidden, NotFound, QuotaExceeded, SubmissionInvalid
@@ -59,8 +59,20 @@ def phase(phase_id: int) -> str:
     return _render_phase(phase_id, SubmissionForm())
 
 
+def _uploader_key() -> str:
+    """Return the rate-limit key of an upload: the logged-in user."""
+    return f"user:{current_user.get_id()}"
+
+
+def _invalid_upload_limit() -> str:
+    """Return the limit on rejected web uploads per user (they cost no quota, so they are rate-limited)."""
+    return str(current_app.config.get("WEB_INVALID_UPLOAD_RATELIMIT", "30 per hour"))
+
+
 @bp.post("/phases/<int:phase_id>")
 @login_required
+@limiter.limit(_invalid_upload_limit, key_func=_uploader_key, deduct_when=lambda r: r.status_code in (400, 413),
+               override_defaults=False, error_message="Too many rejected uploads; fix the file and try again later.")
 def upload(phase_id: int) -> Response | tuple[str, int]:
     """Accept an uploaded prediction file and go to its submission page."""
     form = SubmissionForm()

@@ -83,6 +83,17 @@ def test_upload_over_the_daily_quota_says_when_it_resets(world: World, client: A
     assert text.index("Quota used up") < text.index("Submit predictions")  # above the form, not beside it
 
 
+def test_rejected_uploads_are_rate_limited(world: World, app: Any, client: Any, login: Callable,
+                                           csrf_token: Callable) -> None:
+    app.config["WEB_INVALID_UPLOAD_RATELIMIT"] = "2 per hour"
+    login(client, world.bob)
+    token = csrf_token(client, f"/phases/{world.open_phase.id}")
+    codes = [upload(client, world.open_phase.id, BAD_PREDICTIONS, token=token).status_code for _ in range(3)]
+    assert codes == [400, 400, 429]
+    assert "Too many rejected uploads" in upload(client, world.open_phase.id, predictions(), token=token).get_data(
+        as_text=True)
+
+
 def test_upload_needs_a_file(world: World, client: Any, login: Callable, csrf_token: Callable) -> None:
     login(client, world.bob)
     path = f"/phases/{world.open_phase.id}"
