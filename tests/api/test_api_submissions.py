@@ -156,3 +156,21 @@ def test_scores_are_rounded_to_four_decimals(client, users):
     values = [v for v in scores["overall"].values() if isinstance(v, float)]
     values += [x for pair in scores["overall"]["ci"].values() if pair for x in pair]
     assert values and all(round(v, 4) == v for v in values)
+
+
+def test_with_a_queue_the_upload_is_dispatched_before_the_answer(tmp_path):
+    from api_helpers import add_user, configure
+
+    from leaderboard import create_app
+
+    app = configure(create_app({"data_dir": tmp_path / "d", "labels_dir": tmp_path / "l",
+                                "scoring_mode": "celery", "celery_broker_url": "memory://"}))
+    client = app.test_client()
+    organizer, alice = add_user(app, "o@example.org", "Org", organizer=True), add_user(app, "a@example.org", "Al")
+    phase_id = create_phase(client, organizer)
+    sent: list[int] = []
+    app.extensions["tailboard"].dispatcher = type("Queue", (), {"dispatch": lambda self, i: sent.append(i)})()
+    response = client.post(f"/api/v1/phases/{phase_id}/submissions",
+                           data={"file": (io.BytesIO(predictions()), "p.csv")}, headers=alice.headers)
+    assert response.status_code == 202 and response.get_json()["status"] == "queued"
+    assert sent == [response.get_json()["id"]]  # handed to the queue before the response was closed

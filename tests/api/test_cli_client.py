@@ -204,3 +204,14 @@ def test_a_50_mb_upload_streams_with_progress(logged_in, server, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "50.0M/50.0M" in result.stderr or "100%" in result.stderr
     assert "1.0000" in result.stdout
+
+
+def test_the_tailboard_command_is_the_clients_main(capsys):
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["tailboard"] == "tailboard_cli.main:main"
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--help"])
+    assert stop.value.code == 0
+    assert all(word in capsys.readouterr().out for word in ("login", "submit", "status", "leaderboard", "phases"))
