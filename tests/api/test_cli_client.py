@@ -214,4 +214,5 @@ def test_the_tailboard_command_is_the_clients_main(capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(["--help"])
     assert stop.value.code == 0
-    assert all(word in capsys.readouterr().out for word in ("login", "submit", "status", "leaderboard", "phases"))
+    usage = capsys.readouterr().out
+    assert all(word in usage for word in ("login", "submit", "status", "leaderboard", "phases", "exit codes"))
