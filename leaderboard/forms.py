@@ -124,14 +124,18 @@ class PhaseForm(PhaseSettingsForm):
             return None
         return json.loads(raw)
 
-    def validate_config_text(self, field: TextAreaField) -> None:
-        """Refuse a config that is not a JSON object."""
+    def validate(self, extra_validators: Any = None) -> bool:
+        """Validate the fields, then require the task config (file or text) to be a JSON object."""
+        valid = super().validate(extra_validators)
         try:
             config = self.config()
         except (ValueError, UnicodeDecodeError) as exc:
-            raise ValidationError(f"The task config is not valid JSON: {exc}") from exc
+            self.config_text.errors = [*self.config_text.errors, f"The task config is not valid JSON: {exc}"]
+            return False
         if config is not None and not isinstance(config, dict):
-            raise ValidationError("The task config must be a JSON object.")
+            self.config_text.errors = [*self.config_text.errors, "The task config must be a JSON object."]
+            return False
+        return valid
 
 
 class ImportForm(PhaseSettingsForm):

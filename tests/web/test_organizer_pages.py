@@ -79,12 +79,15 @@ def test_bad_label_file_is_explained_to_the_organizer(organizer: Any, csrf_token
     assert response.status_code == 400 and "flash-error" in page and "line 2" in page.lower()
 
 
-def test_config_that_is_not_json_is_refused(organizer: Any, csrf_token: Callable) -> None:
+@pytest.mark.parametrize("config", [{"config_text": "{task_type: binary"}, {"config_text": "[1, 2]"},
+                                    {"config_file": (io.BytesIO(b"{oops"), "phase.json")}])
+def test_config_that_is_not_a_json_object_is_refused(config: dict[str, Any], organizer: Any,
+                                                     csrf_token: Callable) -> None:
     path = "/organizer/c/alpha/phases/new"
     response = post(organizer, path, path, {"name": "X", "labels": (io.BytesIO(label_bytes()), "l.jsonl"),
-                                            "config_text": "{task_type: binary", "leaderboard_visibility": "public"},
-                    csrf_token)
-    assert response.status_code == 400 and "not valid JSON" in response.get_data(as_text=True)
+                                            "leaderboard_visibility": "public", **config}, csrf_token)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400 and ("not valid JSON" in page or "must be a JSON object" in page)
 
 
 @pytest.mark.skipif(not (DATASETS / "creak" / "contrast_set.json").exists(), reason="released CREAK files absent")
