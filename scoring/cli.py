@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Sequence
+
+import pyarrow as pa
 
 from scoring.evaluate import evaluate
 from scoring.labels import LabelSet, load_labels
@@ -25,8 +28,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(with_import=bool(arguments) and arguments[0] == "import")
     args = parser.parse_args(arguments)
+    _lean_memory_pool()
     code: int = args.handler(args)
     return code
+
+
+def _lean_memory_pool() -> None:
+    """Give Arrow a jemalloc pool that returns freed pages at once, for a low peak RSS.
+
+    With the default mimalloc pool (or jemalloc's lazy decay) the JSON and CSV parsers'
+    scratch memory stays resident, about 100 MB at a million items.
+    """
+    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ and "jemalloc" in pa.supported_memory_backends():
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+        pa.jemalloc_set_decay_ms(0)
 
 
 def build_parser(*, with_import: bool = False) -> argparse.ArgumentParser:

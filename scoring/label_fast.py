@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 from typing import Any
 
 import numpy as np
@@ -20,10 +21,10 @@ import pyarrow.json as pj
 
 from scoring import arrays
 from scoring.config import BINARY_WORDS, load_config
-from scoring.label_lines import POPULARITY_BUCKETS, SPLITS, Columns
+from scoring.label_lines import POPULARITY_BUCKETS, SPLITS, Columns, read_bytes
 from scoring.types import LabelFileError, PhaseConfig
 
-_BLOCK_BYTES = 16 << 20
+_BLOCK_BYTES = 4 << 20
 _WHITESPACE = b" \t\r\n"
 _SAMPLE_BYTES = 1 << 20
 _LENIENT = (b"NaN", b"Infinity")  # pyarrow reads these bare words; strict JSON does not
@@ -36,19 +37,23 @@ class _Unusual(Exception):
 
 
 def read_fast(
-    data: bytes, config: PhaseConfig | dict[str, Any] | None, fields: tuple[str, ...]
+    source: str | os.PathLike[str] | bytes, config: PhaseConfig | dict[str, Any] | None, fields: tuple[str, ...]
 ) -> tuple[Columns, PhaseConfig] | None:
     """Return the columns and config of a plain label file, or None to read it line by line."""
+    data = read_bytes(source)  # the only reference when read from a path: renaming frees it
     if any(word in data for word in _LENIENT) or not _is_utf8(data):
         return None
     data, listed = _rename_lists(data, fields)
+    lines = _count_lines(data)
+    string_keys = {name: data.count(_key(name)) for name in listed}
     table = _parse(data, (*USED_FIELDS, *fields), listed)
-    if table is None or table.num_rows == 0 or table.num_rows != _count_lines(data):
+    del data  # the table holds everything needed from here on
+    if table is None or table.num_rows == 0 or table.num_rows != lines:
         return None
     try:
         columns, resolved = _columns(table, config, fields)
         for name in listed:
-            columns.fields[name] = _merge_lists(table, name, data)
+            columns.fields[name] = _merge_lists(table, name, string_keys[name])
         return columns, resolved
     except _Unusual:
         return None
@@ -124,14 +129,14 @@ def _rename_lists(data: bytes, fields: tuple[str, ...]) -> tuple[bytes, tuple[st
     return data, tuple(renamed)
 
 
-def _merge_lists(table: pa.Table, name: str, data: bytes) -> tuple[pa.Array, ...]:
-    """Return the string and list parts of a field that has both."""
+def _merge_lists(table: pa.Table, name: str, string_keys: int) -> tuple[pa.Array, ...]:
+    """Return the string and list parts of a field; ``string_keys`` counts its unrenamed keys."""
     plain = _column(table, name)
     listed = _breakdown(_column(table, name + LIST_SUFFIX))
     if listed is None or not pa.types.is_list(listed.type):
         raise _Unusual
     seen = 0 if plain is None else len(plain) - plain.null_count
-    if seen != data.count(_key(name)):  # a null, nested or duplicate key: read carefully
+    if seen != string_keys:  # a null, nested or duplicate key: read carefully
         raise _Unusual
     if plain is None:
         return (listed,)

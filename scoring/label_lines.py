@@ -50,13 +50,27 @@ def text_of(value: object) -> str | None:
     return None
 
 
+def read_bytes(source: str | os.PathLike[str] | bytes) -> bytes:
+    """Return the label file's bytes."""
+    if isinstance(source, bytes):
+        return source
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise LabelFileError(f"cannot read the label file: {exc}") from exc
+
+
 def _lines(source: str | os.PathLike[str] | bytes) -> Iterator[tuple[int, bytes]]:
     """Yield (1-based line number, line) for every non-blank line."""
     if isinstance(source, bytes):
         yield from _numbered(io.BytesIO(source))
-    else:
-        with Path(source).open("rb") as handle:
-            yield from _numbered(handle)
+        return
+    try:
+        handle = Path(source).open("rb")
+    except OSError as exc:
+        raise LabelFileError(f"cannot read the label file: {exc}") from exc
+    with handle:
+        yield from _numbered(handle)
 
 
 def _numbered(handle: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:

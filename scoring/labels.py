@@ -32,7 +32,10 @@ BUCKET_NAMES: dict[int, str] = {HEAD: "head", TORSO: "torso", TAIL: "tail"}
 
 @dataclass(frozen=True)
 class Membership:
-    """Which items carry which value of one breakdown field; an item may carry several."""
+    """Which items carry which value of one breakdown field; an item may carry several.
+
+    One row per (item, value), in no particular order.
+    """
 
     values: tuple[str, ...]  # sorted
     items: npt.NDArray[np.int64]  # item index of each row
@@ -112,10 +115,11 @@ def load_labels(
     """
     early = _early_config(config)
     fields = early.breakdowns if isinstance(early, PhaseConfig) else breakdown_fields(early or {})
-    data = _read_bytes(source)
-    fast = read_fast(data, early, fields)
-    columns, resolved = fast if fast is not None else read_columns(data, early, fields)
-    return _build(columns, resolved)
+    fast = read_fast(source, early, fields)
+    columns, resolved = fast if fast is not None else read_columns(source, early, fields)
+    labels = _build(columns, resolved)
+    pa.default_memory_pool().release_unused()  # return the parser's scratch memory before anything else runs
+    return labels
 
 
 def _early_config(
@@ -127,17 +131,6 @@ def _early_config(
     raw = dict(read_config_object(config))
     complete = "task_type" in raw and (raw["task_type"] != "multiple_choice" or "options" in raw)
     return load_config(raw) if complete else raw
-
-
-def _read_bytes(source: str | os.PathLike[str] | bytes) -> bytes:
-    """Return the label file's bytes."""
-    if isinstance(source, bytes):
-        return source
-    try:
-        with open(source, "rb") as handle:
-            return handle.read()
-    except OSError as exc:
-        raise LabelFileError(f"cannot read the label file: {exc}") from exc
 
 
 def _build(columns: Columns, config: PhaseConfig) -> LabelSet:
@@ -200,30 +193,37 @@ def _codes(names: pa.Array | None, n: int) -> npt.NDArray[np.int32]:
 def _membership(parts: tuple[pa.Array, ...] | None) -> Membership | None:
     """Return the membership table of a breakdown field, None if no item has it.
 
-    ``parts`` are aligned columns of strings or lists of strings; an item's values are
-    the union over parts, each value counted once.
+    ``parts`` are aligned columns of strings or lists of strings that never both give
+    an item a value (the fast reader checks); a value listed twice on an item counts once.
     """
-    items_parts, flat_parts = [], []
+    segments: list[tuple[npt.NDArray[np.int64], bool]] = []
+    flat_parts = []
     for column in parts or ():
         if pa.types.is_list(column.type):
-            items_parts.append(arrays.values(pc.list_parent_indices(column), np.int64))
+            segments.append((arrays.values(pc.list_parent_indices(column), np.int64), True))
             flat_parts.append(pc.list_flatten(column))
         else:
             valid = column.is_valid()
-            items_parts.append(np.flatnonzero(arrays.values(valid, np.bool_)))
+            segments.append((np.flatnonzero(arrays.values(valid, np.bool_)), False))
             flat_parts.append(column.filter(valid))
-    if not flat_parts or sum(len(f) for f in flat_parts) == 0:
+    if sum(len(f) for f in flat_parts) == 0:
         return None
     encoded = pa.concat_arrays(flat_parts).dictionary_encode()
-    items = np.concatenate(items_parts)
     names = encoded.dictionary.to_pylist()
     order = sorted(range(len(names)), key=names.__getitem__)
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(len(names))
     codes = rank[arrays.values(encoded.indices, np.int64)]
-    if len(parts or ()) > 1 or any(pa.types.is_list(c.type) for c in parts or ()):
-        keys = np.sort(items * len(names) + codes)  # (np.unique hashes, and is slower)
-        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]  # a value given twice counts once
-        items, codes = keys // len(names), keys % len(names)
+    out_items, out_codes, start = [], [], 0
+    for items, is_list in segments:
+        part_codes = codes[start : start + len(items)]
+        start += len(items)
+        if is_list:
+            keys = np.sort(items * len(names) + part_codes)  # np.unique hashes, and is slower
+            keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+            items, part_codes = keys // len(names), keys % len(names)
+        out_items.append(items)
+        out_codes.append(part_codes)
     values = tuple(names[i] for i in order)
-    return Membership(values=values, items=items.astype(np.int64), codes=codes.astype(np.int32))
+    items_all, codes_all = np.concatenate(out_items), np.concatenate(out_codes)
+    return Membership(values=values, items=items_all.astype(np.int64), codes=codes_all.astype(np.int32))

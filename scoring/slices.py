@@ -30,7 +30,7 @@ class ItemScores:
     k: int
     binary: bool
     groups: npt.NDArray[np.int32]
-    calibration_bin: IntArray | None  # -1 on abstentions
+    calibration_cell: IntArray | None  # 2 * confidence bin + (1 if right), -1 on abstentions
     confidence: npt.NDArray[np.float64] | None
 
 
@@ -44,20 +44,21 @@ def item_scores(labels: LabelSet, predictions: Predictions) -> ItemScores:
         raise ValueError("prediction answer codes must be -1 (abstain) or a class index")
     gold = labels.gold.astype(np.int64)
     answered = answer != ABSTAIN
-    calibration_bin = confidence = None
+    correct = answered & (answer == gold)
+    calibration_cell = confidence = None
     if predictions.confidence is not None:
         confidence = np.asarray(predictions.confidence, dtype=np.float64)
         if np.isnan(confidence[answered]).any():
             raise ValueError("every answered item needs a confidence when the file has the column")
-        bins = np.clip(np.floor(np.nan_to_num(confidence) * CALIBRATION_BINS), 0, CALIBRATION_BINS - 1)
-        calibration_bin = np.where(answered, bins.astype(np.int64), -1)
+        bins = np.clip(np.floor(np.where(answered, confidence, 0.0) * CALIBRATION_BINS), 0, CALIBRATION_BINS - 1)
+        calibration_cell = np.where(answered, 2 * bins.astype(np.int64) + correct, -1)
     return ItemScores(
         cell=gold * (k + 1) + answer + 1,
-        correct=answered & (answer == gold),
+        correct=correct,
         k=k,
         binary=labels.config.task_type == "binary",
         groups=labels.groups,
-        calibration_bin=calibration_bin,
+        calibration_cell=calibration_cell,
         confidence=confidence,
     )
 
@@ -107,19 +108,16 @@ def _calibration_tables(
     scores: ItemScores, codes: IntArray, rows: IntArray, n_slices: int
 ) -> npt.NDArray[np.float64] | None:
     """Return per slice and bin (answered, correct, sum of confidences)."""
-    if scores.calibration_bin is None or scores.confidence is None:
+    if scores.calibration_cell is None or scores.confidence is None:
         return None
-    bins = scores.calibration_bin[rows]
-    answered = bins >= 0
-    keys = codes[answered] * CALIBRATION_BINS + bins[answered]
+    cell = scores.calibration_cell[rows]
+    answered = cell >= 0
+    keys = codes[answered] * (2 * CALIBRATION_BINS) + cell[answered]  # (slice, bin, right)
     size = n_slices * CALIBRATION_BINS
-    rows = rows[answered]
-    tables = [
-        np.bincount(keys, minlength=size).astype(np.float64),
-        np.bincount(keys, weights=scores.correct[rows].astype(np.float64), minlength=size),
-        np.bincount(keys, weights=scores.confidence[rows], minlength=size),
-    ]
-    return np.stack(tables, axis=-1).reshape(n_slices, CALIBRATION_BINS, 3)
+    by_right = np.bincount(keys, minlength=2 * size).reshape(size, 2)
+    confidence = np.bincount(keys >> 1, weights=scores.confidence[rows[answered]], minlength=size)
+    table = np.stack([by_right.sum(axis=1), by_right[:, 1], confidence], axis=-1).astype(np.float64)
+    return table.reshape(n_slices, CALIBRATION_BINS, 3)
 
 
 def pair_summary(labels: LabelSet, scores: ItemScores, mask: BoolArray) -> dict[str, Any] | None:
