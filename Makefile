@@ -39,7 +39,7 @@ demo: migrate
 	$(VENV)/bin/flask --app app demo
 
 serve:
-	$(VENV)/bin/flask --app app run --host $(HOST) --port $(PORT)
+	GUNICORN_BIND=$(HOST):$(PORT) WEB_CONCURRENCY=$${WEB_CONCURRENCY:-2} $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py app:app
 
 run: demo
 	@echo "Tailboard is serving the demo on http://$(HOST):$(PORT)/ (organizer login: organizer@demo.example.org / demo-password)"
