@@ -146,6 +146,19 @@ class ImportForm(PhaseSettingsForm):
     preview = BooleanField("Preview only: show the import report without creating the phase")
 
 
+class CompetitionEditForm(FlaskForm):
+    """Change a competition's title and description (the slug is its address and stays)."""
+
+    title = StringField("Title", validators=[DataRequired(), Length(max=200)])
+    description = TextAreaField("Description", validators=[Optional(), Length(max=20000)])
+
+
+class LabelsForm(FlaskForm):
+    """Replace a phase's hidden labels with a corrected version."""
+
+    labels = FileField("Corrected hidden labels (JSON Lines)", validators=[FileRequired("Upload the label file.")])
+
+
 class BaselineForm(FlaskForm):
     """Upload a named baseline (e.g. 'Human', 'GPT-4o') as a prediction file."""
 

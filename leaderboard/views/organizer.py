@@ -14,7 +14,9 @@ from werkzeug.utils import secure_filename
 from werkzeug.wrappers import Response
 
 from leaderboard.extensions import login_manager
-from leaderboard.forms import ActionForm, BaselineForm, CompetitionForm, ImportForm, PhaseForm, PhaseSettingsForm
+from leaderboard.forms import (
+    ActionForm, BaselineForm, CompetitionEditForm, CompetitionForm, ImportForm, LabelsForm, PhaseForm, PhaseSettingsForm,
+)
 from leaderboard.services import competitions, phases, submissions
 from leaderboard.services.errors import Conflict, InvalidInput
 from leaderboard.models import Competition, Phase
@@ -89,6 +91,23 @@ def competition(slug: str) -> str:
     return render_template("organizer/competition.html", competition=comp, action_form=ActionForm())
 
 
+@bp.route("/c/<slug>/edit", methods=["GET", "POST"])
+def edit_competition(slug: str) -> Response | str | tuple[str, int]:
+    """Change a competition's title and description."""
+    comp = _managed(competitions.get_competition(ctx(), slug))
+    form = CompetitionEditForm(obj=comp)
+    if form.validate_on_submit():
+        try:
+            competitions.update_competition(ctx(), slug=slug, title=form.title.data,
+                                            description=form.description.data or "")
+        except InvalidInput as exc:
+            form.form_errors.append(exc.message)
+        else:
+            flash("Competition saved.", "success")
+            return redirect(url_for("organizer.competition", slug=slug), code=303)
+    return _form_page("organizer/competition_edit.html", form, competition=comp)
+
+
 @bp.route("/c/<slug>/phases/new", methods=["GET", "POST"])
 def new_phase(slug: str) -> Response | str | tuple[str, int]:
     """Add a phase from a hidden label file, optional public questions and a task config."""
@@ -137,7 +156,24 @@ def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
         else:
             flash("Phase settings saved.", "success")
             return redirect(url_for("organizer.competition", slug=phase.competition.slug), code=303)
-    return _form_page("organizer/phase_edit.html", form, phase=phase)
+    return _form_page("organizer/phase_edit.html", form, phase=phase, labels_form=LabelsForm())
+
+
+@bp.post("/phases/<int:phase_id>/labels")
+def replace_labels(phase_id: int) -> Response | str | tuple[str, int]:
+    """Store a corrected label file as the phase's next label version and re-score everything."""
+    phase = _managed_phase(phase_id)
+    form = LabelsForm()
+    if form.validate_on_submit():
+        try:
+            phase = phases.replace_labels(ctx(), phase_id=phase_id, labels=form.labels.data.read())
+        except InvalidInput as exc:
+            form.labels.errors = [*form.labels.errors, exc.message]
+        else:
+            flash(f"Labels v{phase.label_version} stored; every submission is queued for re-scoring.", "success")
+            return redirect(url_for("organizer.competition", slug=phase.competition.slug), code=303)
+    settings = PhaseSettingsForm(formdata=None, obj=phase)
+    return _form_page("organizer/phase_edit.html", settings, phase=phase, labels_form=form)
 
 
 @bp.post("/phases/<int:phase_id>/<any(open, close, rescore):action>")

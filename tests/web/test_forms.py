@@ -7,7 +7,7 @@ import re
 from typing import Any, Callable
 
 import pytest
-from web_world import BAD_PREDICTIONS, PASSWORD, World, build_world, predictions
+from web_world import BAD_PREDICTIONS, PASSWORD, World, build_world, label_bytes, predictions
 
 from leaderboard.models import Submission
 from leaderboard.runtime import ServiceContext
@@ -191,6 +191,8 @@ def csrf_forms(w: World) -> list[tuple[str, dict[str, Any]]]:
         ("/logout", {}),
         (f"/phases/{p}", {"file": (io.BytesIO(predictions()), "p.csv")}),
         ("/organizer/competitions/new", {"slug": "gamma", "title": "Gamma"}),
+        ("/organizer/c/alpha/edit", {"title": "Hijacked"}),
+        (f"/organizer/phases/{p}/labels", {"labels": (io.BytesIO(label_bytes()), "l.jsonl")}),
         ("/organizer/c/alpha/phases/new", {"name": "N", "labels": (io.BytesIO(b"{}"), "l.jsonl")}),
         ("/organizer/c/alpha/phases/import", {"name": "N", "format": "creak",
                                               "source": (io.BytesIO(b"{}"), "dev.json")}),

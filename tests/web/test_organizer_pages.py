@@ -190,3 +190,41 @@ def test_phase_submissions_page_lists_names_and_statuses(organizer: Any, world: 
     page = organizer.get(f"/organizer/phases/{world.open_phase.id}/submissions").get_data(as_text=True)
     assert "Alice Lab" in page and "Bob Q" in page and "failed" in page and "scored" in page
     assert "@example.com" not in page
+
+
+def test_organizer_edits_the_competition(organizer: Any, csrf_token: Callable, ctx: ServiceContext) -> None:
+    path = "/organizer/c/alpha/edit"
+    response = post(organizer, path, path, {"title": "Alpha, renamed", "description": "New words."}, csrf_token)
+    assert response.status_code == 303
+    page = organizer.get("/c/alpha").get_data(as_text=True)
+    assert "Alpha, renamed" in page and "New words." in page
+
+
+def test_replacing_labels_makes_a_new_version_and_rescores(organizer: Any, csrf_token: Callable, world: World,
+                                                           ctx: ServiceContext) -> None:
+    path = f"/organizer/phases/{world.open_phase.id}/labels"
+    flipped = label_bytes().replace(b'"id": "c02", "label": "false"', b'"id": "c02", "label": "true"')
+    assert flipped != label_bytes()
+    edit = f"/organizer/phases/{world.open_phase.id}/edit"
+    response = post(organizer, path, edit, {"labels": (io.BytesIO(flipped), "fixed.jsonl")}, csrf_token)
+    assert response.status_code == 303
+    ctx.session.expire_all()
+    assert phases.get_phase(ctx, world.open_phase.id).label_version == 2
+    from leaderboard.models import Submission
+    from leaderboard.services.submissions import active_score
+
+    alice = ctx.session.get(Submission, world.submission_ids["alice_good"])
+    score = active_score(alice)
+    assert alice.status == "scored" and score is not None and score.label_version == 2
+    assert score.public_primary == 1.0  # alice answered c02 "true", wrong before, right now
+
+
+def test_a_broken_replacement_label_file_keeps_the_old_version(organizer: Any, csrf_token: Callable,
+                                                               world: World, ctx: ServiceContext) -> None:
+    path = f"/organizer/phases/{world.open_phase.id}/labels"
+    edit = f"/organizer/phases/{world.open_phase.id}/edit"
+    response = post(organizer, path, edit, {"labels": (io.BytesIO(b'{"id": "x"}\n'), "bad.jsonl")}, csrf_token)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400 and 'value="Open phase"' in page and "error-text" in page
+    ctx.session.expire_all()
+    assert phases.get_phase(ctx, world.open_phase.id).label_version == 1

@@ -30,7 +30,8 @@ def public_pages(w: World) -> list[str]:
 def organizer_pages(w: World) -> list[str]:
     """Return every organizer page (GET) of competition alpha."""
     p = w.open_phase.id
-    return ["/organizer/", "/organizer/competitions/new", "/organizer/c/alpha", "/organizer/c/alpha/phases/new",
+    return ["/organizer/", "/organizer/competitions/new", "/organizer/c/alpha", "/organizer/c/alpha/edit",
+            "/organizer/c/alpha/phases/new",
             "/organizer/c/alpha/phases/import", f"/organizer/phases/{p}/edit", f"/organizer/phases/{p}/baselines",
             f"/organizer/phases/{p}/submissions"]
 
