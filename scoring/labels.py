@@ -218,7 +218,7 @@ def _membership(parts: tuple[pa.Array, ...] | None) -> Membership | None:
     for items, is_list in segments:
         part_codes = codes[start : start + len(items)]
         start += len(items)
-        if is_list:
+        if is_list and len(items):
             keys = np.sort(items * len(names) + part_codes)  # np.unique hashes, and is slower
             keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
             items, part_codes = keys // len(names), keys % len(names)

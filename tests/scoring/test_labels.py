@@ -76,6 +76,10 @@ VALID_FILES: dict[str, tuple[bytes, dict[str, Any] | None]] = {
               {"id": "c", "label": True, "category": "z"}, {"id": "d", "label": True, "category": []}),
         None,
     ),
+    "string and only empty list categories": (
+        jsonl({"id": "a", "label": True, "category": "x"}, {"id": "b", "label": False, "category": []}),
+        None,
+    ),
     "string popularity": (
         jsonl({"id": "a", "label": True, "popularity": "head"}, {"id": "b", "label": True, "popularity": "TAIL"},
               {"id": "c", "label": True}),
@@ -300,7 +304,10 @@ _record = st.fixed_dictionaries(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_record, min_size=0, max_size=8), st.sampled_from([None, BINARY, MC]))
 def test_fast_and_careful_readers_agree_on_any_file(records: list[dict[str, Any]], config: dict[str, Any] | None) -> None:
-    data = b"".join(json.dumps(r, ensure_ascii=bool(len(r) % 2)).encode() + b"\n" for r in records)
+    data = b"".join(
+        json.dumps(r, ensure_ascii=bool(len(r) % 2), separators=(", ", ": ") if i % 3 else (",", ":")).encode() + b"\n"
+        for i, r in enumerate(records)
+    )
     outcomes = []
     for read_fast in (labels_module.read_fast, lambda *args: None):
         with pytest.MonkeyPatch.context() as patch:
@@ -338,3 +345,34 @@ def test_loading_and_scoring_a_plain_file_never_imports_pandas(tmp_path: Path) -
 
 def item_with_everything() -> dict[str, Any]:
     return {"id": "z", "label": False, "category": "x", "popularity": 12, "group": "g", "pair": "p", "split": "private"}
+
+
+_value = st.text(alphabet="abc é", min_size=1, max_size=3)
+_valid_record = st.fixed_dictionaries(
+    {"label": st.booleans()},
+    optional={
+        "category": st.one_of(_value, st.lists(_value, max_size=3)),
+        "popularity": st.one_of(st.sampled_from(["head", "Torso", "tail"]), st.integers(0, 500), st.none()),
+        "group": _value,
+        "pair": _value,
+        "split": st.sampled_from(["public", "private"]),
+        "note": st.one_of(_value, st.integers(), st.lists(st.integers(), max_size=2)),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_valid_record, min_size=1, max_size=10), st.booleans(), st.booleans())
+def test_fast_and_careful_readers_agree_on_valid_files(
+    records: list[dict[str, Any]], compact: bool, yes_no: bool
+) -> None:
+    separators = (",", ":") if compact else (", ", ": ")
+    lines = []
+    for i, r in enumerate(records):
+        label = ("yes" if r["label"] else "No") if yes_no else r["label"]
+        lines.append(json.dumps({"id": f"q{i}", **r, "label": label}, separators=separators).encode() + b"\n")
+    data = b"".join(lines)
+    fast = load_labels(data)
+    with pytest.MonkeyPatch.context() as patch:
+        careful(patch)
+        assert_same(fast, load_labels(data))
