@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Mapping
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from flask import Flask, current_app
 from markupsafe import Markup, escape
@@ -31,14 +32,14 @@ GLOSSARY = (
     ("accuracy", "Share of all items answered correctly. An abstention counts as wrong."),
     ("answer_rate", "Share of items the system answered instead of abstaining."),
     ("selective_accuracy", "Accuracy over the answered items only: how often the system is right when it does answer."),
-    ("f1", "For yes/no tasks, F1 of the “true” class (an abstention on a true item is a miss); "
-           "for multiple choice, the same as macro-F1."),
-    ("macro_f1", "The F1 of every answer class, averaged with equal weight, so a system cannot score well "
-                 "by always giving the most common answer."),
-    ("group_accuracy", "Share of groups (e.g. all templates of one statement, or all candidates of one question) "
-                       "in which every item is answered correctly."),
-    ("ece", "Expected calibration error: how far stated confidence is from actual accuracy, "
-            "averaged over 10 confidence bins. Lower is better; only shown when confidences are given."),
+    ("f1", ("For yes/no tasks, F1 of the “true” class (an abstention on a true item is a miss); "
+            "for multiple choice, the same as macro-F1.")),
+    ("macro_f1", ("The F1 of every answer class, averaged with equal weight, so a system cannot score well "
+                  "by always giving the most common answer.")),
+    ("group_accuracy", ("Share of groups (e.g. all templates of one statement, or all candidates of one question) "
+                        "in which every item is answered correctly.")),
+    ("ece", ("Expected calibration error: how far stated confidence is from actual accuracy, "
+             "averaged over 10 confidence bins. Lower is better; only shown when confidences are given.")),
 )
 
 
@@ -98,7 +99,7 @@ def utc(value: datetime | None, with_time: bool = True) -> str:
     if value is None:
         return "—"
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(UTC).replace(tzinfo=None)
     return value.strftime("%Y-%m-%d %H:%M UTC" if with_time else "%Y-%m-%d")
 
 
@@ -107,7 +108,7 @@ def isoutc(value: datetime | None) -> str:
     if value is None:
         return ""
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(UTC).replace(tzinfo=None)
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

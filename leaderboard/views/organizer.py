@@ -15,11 +15,18 @@ from werkzeug.wrappers import Response
 
 from leaderboard.extensions import login_manager
 from leaderboard.forms import (
-    ActionForm, BaselineForm, CompetitionEditForm, CompetitionForm, ImportForm, LabelsForm, PhaseForm, PhaseSettingsForm,
+    ActionForm,
+    BaselineForm,
+    CompetitionEditForm,
+    CompetitionForm,
+    ImportForm,
+    LabelsForm,
+    PhaseForm,
+    PhaseSettingsForm,
 )
+from leaderboard.models import Competition, Phase
 from leaderboard.services import competitions, phases, submissions
 from leaderboard.services.errors import Conflict, InvalidInput
-from leaderboard.models import Competition, Phase
 from leaderboard.web import ctx
 
 bp = Blueprint("organizer", __name__)

@@ -6,14 +6,27 @@ import io
 import mimetypes
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, send_file, url_for
+from flask import (
+    Blueprint,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
 from leaderboard.extensions import limiter, login_manager
 from leaderboard.forms import SubmissionForm
 from leaderboard.services import competitions, phases, quota, ranking, submissions
-from leaderboard.services.errors import Forbidden, NotFound, QuotaExceeded, SubmissionInvalid
+from leaderboard.services.errors import (
+    Forbidden,
+    NotFound,
+    QuotaExceeded,
+    SubmissionInvalid,
+)
 from leaderboard.services.visibility import visible_results
 from leaderboard.web import ctx
 

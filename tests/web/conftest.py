@@ -6,8 +6,9 @@ Never ``playwright install``: the browser is /usr/bin/chromium (``apt-get instal
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
-from web_world import BAD_PREDICTIONS, PASSWORD, World, build_world, label_bytes, predictions
+from web_world import (
+    BAD_PREDICTIONS,
+    PASSWORD,
+    World,
+    build_world,
+    label_bytes,
+    predictions,
+)
 
 from leaderboard.models import Submission
 from leaderboard.runtime import ServiceContext

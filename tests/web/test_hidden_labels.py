@@ -14,8 +14,9 @@ import io
 import os
 import re
 import zipfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import quote
 
 import pytest
