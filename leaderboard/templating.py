@@ -9,6 +9,8 @@ from typing import Any
 from flask import Flask, current_app
 from markupsafe import Markup, escape
 
+from leaderboard.services.phases import phase_status
+
 METRIC_NAMES = {
     "accuracy": "Accuracy",
     "answer_rate": "Answer rate",
@@ -61,7 +63,7 @@ def init_app(app: Flask) -> None:
         split_of=split_of,
         present_metrics=present_metrics,
         breakdown_values=breakdown_values,
-        phase_status=_phase_status,
+        phase_status=phase_status,
     )
     app.context_processor(_upload_limit)
 
@@ -147,13 +149,6 @@ def breakdown_values(rows: list[Mapping[str, Any]], field: str) -> list[str]:
     for result in rows:
         values.update(((result or {}).get("breakdowns") or {}).get(field, {}).keys())
     return sorted(values)
-
-
-def _phase_status(phase: Any) -> str:
-    """Return 'upcoming', 'open' or 'closed' for a phase (the services' rule)."""
-    from leaderboard.services.phases import phase_status
-
-    return phase_status(phase)
 
 
 def _upload_limit() -> dict[str, int]:
