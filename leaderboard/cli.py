@@ -49,6 +49,7 @@ def domain_errors(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        """Run the command, reporting a domain error as a click error."""
         try:
             return command(*args, **kwargs)
         except DomainError as error:

@@ -166,7 +166,7 @@ def _predictions(profile: Profile, labels: list[dict[str, Any]], *, seed: str, b
     header = "id,prediction,confidence" if profile.confidence else "id,prediction"
     lines = [header]
     for record in labels:
-        skill = {"head": profile.head, "tail": profile.tail}.get(record.get("popularity"),
+        skill = {"head": profile.head, "tail": profile.tail}.get(str(record.get("popularity")),
                                                                  (profile.head + profile.tail) / 2)
         right = rng.random() < min(0.99, skill + bonus)
         answer = "" if rng.random() < profile.abstain else str(bool(record["label"]) == right).lower()

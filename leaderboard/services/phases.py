@@ -70,20 +70,7 @@ def create_phase(
     phase = Phase(competition_id=competition.id, position=position, task_config=config_to_json(label_set.config),
                   labels_key="", labels_sha256="", label_version=1, n_items=label_set.n,
                   has_private_split=has_private_split(labels), **fields)
-    ctx.session.add(phase)
-    try:
-        ctx.session.flush()
-        stored = store_labels(ctx, phase_id=phase.id, version=1, labels=labels)
-        shown = store_questions(ctx, phase_id=phase.id, questions=public)
-        phase.labels_key, phase.labels_sha256 = stored.key, stored.sha256
-        phase.questions_key, phase.questions_sha256 = shown.key, shown.sha256
-        ctx.session.commit()
-    except IntegrityError:
-        ctx.session.rollback()
-        raise Conflict("Another phase was added to this competition at the same time; try again.") from None
-    except BaseException:
-        ctx.session.rollback()
-        raise
+    _insert_with_files(ctx, phase, labels=labels, questions=public)
     ensure_builtin_baselines(ctx, phase=phase)
     return phase
 
@@ -157,6 +144,24 @@ def rescore_phase(ctx: ServiceContext, *, phase_id: int) -> int:
     from leaderboard.services.scoring_runs import requeue_phase
 
     return len(requeue_phase(ctx, phase=get_phase(ctx, phase_id)))
+
+
+def _insert_with_files(ctx: ServiceContext, phase: Phase, *, labels: bytes, questions: bytes) -> None:
+    """Insert a new phase, store its label and questions files under its id, and commit."""
+    ctx.session.add(phase)
+    try:
+        ctx.session.flush()
+        stored = store_labels(ctx, phase_id=phase.id, version=1, labels=labels)
+        shown = store_questions(ctx, phase_id=phase.id, questions=questions)
+        phase.labels_key, phase.labels_sha256 = stored.key, stored.sha256
+        phase.questions_key, phase.questions_sha256 = shown.key, shown.sha256
+        ctx.session.commit()
+    except IntegrityError:
+        ctx.session.rollback()
+        raise Conflict("Another phase was added to this competition at the same time; try again.") from None
+    except BaseException:
+        ctx.session.rollback()
+        raise
 
 
 def _checked_fields(fields: dict[str, Any]) -> dict[str, Any]:
