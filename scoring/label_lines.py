@@ -1,13 +1,16 @@
-"""The careful reader of a label file: one line at a time, every error names its line.
+"""The careful reader of a label file: line by line, and every error names its line.
 
 ``scoring.labels`` tries a vectorized pyarrow read first and comes here whenever that
-read fails or sees anything unusual; both produce the same ``Columns``.
+read fails or sees anything unusual; both produce the same ``Columns``. Each line is
+decoded with the strict JSON decoder and its fields are collected raw; the column
+checks of ``scoring.label_checks`` then find the first bad line of the file.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import json.scanner
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +20,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from scoring.config import binary_code, infer_config, letter, load_config
+from scoring import label_checks as checks
+from scoring.config import infer_config, load_config
+from scoring.label_checks import POPULARITY_BUCKETS, SPLITS, text_of
 from scoring.types import LabelFileError, PhaseConfig
 
-POPULARITY_BUCKETS: dict[str, int] = {"tail": 0, "torso": 1, "head": 2}
-SPLITS: dict[str, int] = {"public": 0, "private": 1}
-SPECIAL_FIELDS = ("id", "label", "popularity", "group", "pair", "split")
+__all__ = ["POPULARITY_BUCKETS", "SPLITS", "Columns", "read_bytes", "read_columns", "text_of"]
 
 
 @dataclass
@@ -37,17 +40,6 @@ class Columns:
     pair: pa.Array | None
     split: npt.NDArray[np.int8] | None  # None when no item has a split
     fields: dict[str, tuple[pa.Array, ...]] = field(default_factory=dict)  # parts: string or list<string>
-
-
-def text_of(value: object) -> str | None:
-    """Return the breakdown text of a JSON scalar (numbers as decimal text), else None."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value) if isinstance(value, int) else repr(value)
-    return None
 
 
 def read_bytes(source: str | os.PathLike[str] | bytes) -> bytes:
@@ -87,157 +79,104 @@ def _no_constants(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """Build an object, refusing a key given twice."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {key!r} appears twice")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key!r} appears twice")
+            seen.add(key)
     return out
 
 
-def _record(number: int, raw: bytes) -> dict[str, Any]:
-    """Return the JSON object on one line, or raise naming the line."""
+_DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_object)
+_SCAN = json.scanner.make_scanner(_DECODER)  # type: ignore[arg-type]  # the C scanner, without decode()'s wrapper
+_JSON_SPACE = " \t\n\r"
+_BATCH = 4096
+RAW_FIELDS = ("id", "label", "popularity", "group", "pair", "split")
+
+
+@dataclass
+class _Raw:
+    """Raw field values of every line read, and the problem that stopped the reading."""
+
+    lines: list[int]
+    values: dict[str, list[Any]]
+    stop: tuple[int, str] | None = None
+
+
+def _decode(raw: bytes) -> dict[str, Any]:
+    """Return the JSON object on one line; ValueError says what is wrong with it."""
     try:
-        record = json.loads(raw.decode("utf-8"), parse_constant=_no_constants, object_pairs_hook=_no_duplicate_keys)
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise LabelFileError(f"line {number}: not UTF-8 text") from None
-    except ValueError as exc:
-        raise LabelFileError(f"line {number}: not valid JSON ({exc})") from None
-    if not isinstance(record, dict):
-        raise LabelFileError(f"line {number}: expected a JSON object, found {type(record).__name__}")
-    if b"\\u" in raw:  # an escaped lone surrogate parses, but is no text
+        raise ValueError("not UTF-8 text") from None
+    stripped = text.strip(_JSON_SPACE)
+    try:
+        record, end = _SCAN(stripped, 0)
+        if end != len(stripped):
+            raise ValueError("extra data")
+    except (ValueError, StopIteration):
+        try:
+            record = _DECODER.decode(text)  # again, for json's own message
+        except ValueError as exc:
+            raise ValueError(f"not valid JSON ({exc})") from None
+    if type(record) is not dict:
+        raise ValueError(f"expected a JSON object, found {type(record).__name__}")
+    if "\\u" in text:  # an escaped lone surrogate parses, but is no text
         try:
             json.dumps(record, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
-            raise LabelFileError(f"line {number}: a \\u escape is not valid Unicode text") from None
+            raise ValueError("a \\u escape is not valid Unicode text") from None
     return record
 
 
-def _id_of(number: int, record: dict[str, Any]) -> str:
-    """Return the item id as text (a JSON number becomes its decimal text)."""
-    value = record.get("id")
-    if value is None:
-        raise LabelFileError(f"line {number}: missing id")
-    text = text_of(value) if not isinstance(value, bool) else None
-    if not text:
-        raise LabelFileError(f"line {number}: id must be a non-empty string, not {value!r}")
-    return text
+def _scan(source: str | os.PathLike[str] | bytes, fields: tuple[str, ...]) -> _Raw:
+    """Collect the raw values of the used fields, line by line, until a line cannot be read."""
+    keys = tuple(dict.fromkeys((*RAW_FIELDS, *fields)))
+    raw = _Raw(lines=[], values={k: [] for k in keys})
+    batch: list[dict[str, Any]] = []
+    for number, line in _lines(source):
+        try:
+            batch.append(_decode(line))
+        except ValueError as exc:
+            raw.stop = (number, str(exc))
+            break
+        raw.lines.append(number)
+        if len(batch) == _BATCH:
+            _collect(raw, batch)
+    _collect(raw, batch)
+    return raw
 
 
-def _popularity(number: int, value: object) -> tuple[int, float]:
-    """Return (bucket code or -1, numeric popularity or NaN)."""
-    if value is None:
-        return -1, np.nan
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return -1, float(value)
-    if isinstance(value, str) and value.strip().lower() in POPULARITY_BUCKETS:
-        return POPULARITY_BUCKETS[value.strip().lower()], np.nan
-    raise LabelFileError(f'line {number}: popularity must be "head", "torso", "tail" or a number, not {value!r}')
+def _collect(raw: _Raw, batch: list[dict[str, Any]]) -> None:
+    """Move the used fields of a batch of records into the raw columns."""
+    for key, column in raw.values.items():
+        column.extend([record.get(key) for record in batch])
+    batch.clear()
 
 
-def _name(number: int, key: str, value: object) -> str | None:
-    """Return a group or pair name as text, None when absent."""
-    if value is None:
-        return None
-    text = text_of(value) if not isinstance(value, bool) else None
-    if text is None:
-        raise LabelFileError(f"line {number}: {key} must be a string, not {value!r}")
-    return text
+def _first(raw: _Raw, problems: list[checks.Problem]) -> None:
+    """Raise the problem on the earliest line, if any (a line that could not be read last)."""
+    found = [p for p in problems if p is not None]
+    if found:
+        row, message = min(found, key=lambda p: p[0])
+        raise LabelFileError(f"line {raw.lines[row]}: {message}")
+    if raw.stop is not None:
+        raise LabelFileError(f"line {raw.stop[0]}: {raw.stop[1]}")
 
 
-def _split(number: int, value: object) -> int | None:
-    """Return the split code, None when absent."""
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip().lower() in SPLITS:
-        return SPLITS[value.strip().lower()]
-    raise LabelFileError(f'line {number}: split must be "public" or "private", not {value!r}')
-
-
-def _values(number: int, key: str, value: object) -> list[str] | None:
-    """Return a breakdown field's values as text (a list gives several), None when absent."""
-    if value is None:
-        return None
-    items = value if isinstance(value, list) else [value]
-    texts = [text_of(v) for v in items]
-    if any(t is None for t in texts):
-        raise LabelFileError(f"line {number}: {key} must be a string, a number or a list of them, not {value!r}")
-    return [t for t in texts if t is not None]
-
-
-class _Accumulator:
-    """Per-item values gathered line by line."""
-
-    def __init__(self, fields: tuple[str, ...]) -> None:
-        self.ids: list[str] = []
-        self.lines: list[int] = []
-        self.labels: list[object] = []
-        self.first_line: dict[str, int] = {}
-        self.pop: list[tuple[int, float]] = []
-        self.group: list[str | None] = []
-        self.pair: list[str | None] = []
-        self.split: list[int | None] = []
-        self.fields: dict[str, list[list[str] | None]] = {f: [] for f in fields}
-
-    def add(self, number: int, record: dict[str, Any]) -> None:
-        """Check one record and append its values."""
-        item_id = _id_of(number, record)
-        if item_id in self.first_line:
-            raise LabelFileError(f"line {number}: duplicate id {item_id!r} (first on line {self.first_line[item_id]})")
-        self.first_line[item_id] = number
-        label = record.get("label")
-        if label is None:
-            raise LabelFileError(f"line {number}: missing label")
-        if isinstance(label, (list, dict)):
-            raise LabelFileError(f"line {number}: label must be a string, a number or a boolean")
-        self.ids.append(item_id)
-        self.lines.append(number)
-        self.labels.append(label)
-        self.pop.append(_popularity(number, record.get("popularity")))
-        self.group.append(_name(number, "group", record.get("group")))
-        self.pair.append(_name(number, "pair", record.get("pair")))
-        self.split.append(_split(number, record.get("split")))
-        for key, column in self.fields.items():
-            column.append(_values(number, key, record.get(key)))
-
-
-def _resolve(config: PhaseConfig | dict[str, Any] | None, acc: _Accumulator) -> PhaseConfig:
-    """Return the phase config, inferring what it lacks from labels, naming lines on failure."""
+def _resolve(config: PhaseConfig | dict[str, Any] | None, raw: _Raw) -> PhaseConfig:
+    """Return the phase config, inferring what it lacks from the labels."""
     if isinstance(config, PhaseConfig):
         return config
+    labels = raw.values["label"]
     if config is None or "task_type" not in config:
-        kinds = ["binary" if binary_code(v) is not None else "letter" if letter(v) else None for v in acc.labels]
-        if None in kinds:
-            at = kinds.index(None)
-            raise LabelFileError(
-                f"line {acc.lines[at]}: label {acc.labels[at]!r} is neither yes/no nor one letter, "
-                "so the task type cannot be inferred; give a phase config with task_type"
-            )
-        if len(set(kinds)) > 1:
-            b, m = kinds.index("binary"), kinds.index("letter")
-            raise LabelFileError(
-                f"cannot infer the task type: line {acc.lines[b]} has a yes/no label and line {acc.lines[m]} "
-                "a letter; give a phase config with task_type"
-            )
-    distinct = list(dict.fromkeys(acc.labels))
+        _first(raw, [checks.label_kinds(labels, raw.lines)])
+    distinct = list(dict.fromkeys(labels))
     return infer_config(distinct) if config is None else load_config(config, labels_hint=distinct)
-
-
-def _gold(config: PhaseConfig, acc: _Accumulator) -> npt.NDArray[np.int8]:
-    """Return the class code of every label, or raise naming the first invalid line."""
-    if config.task_type == "binary":
-        codes = [binary_code(v) for v in acc.labels]
-        allowed = "a boolean, true/false, yes/no or 1/0"
-    else:
-        index = {o.lower(): i for i, o in enumerate(config.options)}
-        codes = [index.get(v.strip().lower()) if isinstance(v, str) else None for v in acc.labels]
-        allowed = f"one of the options {', '.join(config.options)}"
-    for at, code in enumerate(codes):
-        if code is None:
-            raise LabelFileError(f"line {acc.lines[at]}: label {acc.labels[at]!r} is not {allowed}")
-    return np.array(codes, dtype=np.int8)
 
 
 def read_columns(
@@ -246,21 +185,29 @@ def read_columns(
     fields: tuple[str, ...],
 ) -> tuple[Columns, PhaseConfig]:
     """Read a label file line by line into checked columns and its phase config."""
-    acc = _Accumulator(fields)
-    for number, raw in _lines(source):
-        acc.add(number, _record(number, raw))
-    if not acc.ids:
+    raw = _scan(source, fields)
+    values = raw.values
+    ids, id_problem = checks.ids(values["id"], raw.lines)
+    buckets, counts, pop_problem = checks.popularity(values["popularity"])
+    groups, group_problem = checks.names(values["group"], "group")
+    pairs, pair_problem = checks.names(values["pair"], "pair")
+    split, split_problem = checks.splits(values["split"])
+    parts = {k: checks.breakdown(values[k], k) for k in fields}
+    _first(raw, [id_problem, checks.labels(values["label"]), pop_problem, group_problem, pair_problem,
+                 split_problem, *(p for _, p in parts.values())])
+    if not raw.lines:
         raise LabelFileError("the label file is empty")
-    resolved = _resolve(config, acc)
-    present = [s for s in acc.split if s is not None]
+    resolved = _resolve(config, raw)
+    gold, gold_problem = checks.gold(values["label"], resolved)
+    _first(raw, [gold_problem])
     columns = Columns(
-        ids=pa.array(acc.ids, type=pa.string()),
-        gold=_gold(resolved, acc),
-        pop_bucket=np.array([p[0] for p in acc.pop], dtype=np.int8),
-        pop_value=np.array([p[1] for p in acc.pop], dtype=np.float64),
-        group=pa.array(acc.group, type=pa.string()),
-        pair=pa.array(acc.pair, type=pa.string()),
-        split=np.array([s or 0 for s in acc.split], dtype=np.int8) if present else None,
-        fields={k: (pa.array(v, type=pa.list_(pa.string())),) for k, v in acc.fields.items()},
+        ids=pa.array(ids, type=pa.string()),
+        gold=np.array(gold, dtype=np.int8),
+        pop_bucket=np.array(buckets, dtype=np.int8),
+        pop_value=np.array(counts, dtype=np.float64),
+        group=pa.array(groups, type=pa.string()),
+        pair=pa.array(pairs, type=pa.string()),
+        split=np.array([s or 0 for s in split], dtype=np.int8) if any(s is not None for s in split) else None,
+        fields={k: (pa.array(v, type=pa.list_(pa.string())),) for k, (v, _) in parts.items()},
     )
     return columns, resolved
