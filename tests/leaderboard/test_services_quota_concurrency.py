@@ -1,4 +1,8 @@
-"""The daily quota holds under concurrent uploads: never one more than the limit (SPEC §7)."""
+"""The daily quota holds under concurrent uploads: never one more than the limit (SPEC §7).
+
+Each upload runs in its own thread with its own session, released together by a barrier;
+PostgreSQL serializes on the usage row's lock, SQLite on its single writer.
+"""
 
 from __future__ import annotations
 
@@ -38,7 +42,6 @@ def race(runtime, phase_id: int, user_id: int, contents: list[bytes], *,
         return list(pool.map(one, range(len(contents))))
 
 
-@pytest.mark.backends("postgres")
 @pytest.mark.parametrize("attempt", range(3))
 def test_twelve_parallel_uploads_against_a_daily_limit_of_five(runtime, ctx, make_phase, make_user,
                                                                make_predictions, attempt):
@@ -56,7 +59,6 @@ def test_twelve_parallel_uploads_against_a_daily_limit_of_five(runtime, ctx, mak
     assert {s.status for s in kept} == {"scored"}
 
 
-@pytest.mark.backends("postgres")
 def test_parallel_uploads_against_a_total_limit(runtime, ctx, make_phase, make_user, make_predictions):
     phase, user = make_phase(max_per_day=10, max_total=3), make_user()
     results = race(runtime, phase.id, user.id, [make_predictions() for _ in range(8)])
@@ -64,7 +66,6 @@ def test_parallel_uploads_against_a_total_limit(runtime, ctx, make_phase, make_u
     assert all(r.resets_at is None for r in results if isinstance(r, QuotaExceeded))
 
 
-@pytest.mark.backends("postgres")
 def test_parallel_retries_with_one_idempotency_key_make_one_submission(runtime, ctx, make_phase, make_user,
                                                                         make_predictions):
     phase, user = make_phase(max_per_day=LIMIT), make_user()
