@@ -45,7 +45,7 @@ def read_fast(
         return None
     data, listed = _rename_lists(data, fields)
     lines = _count_lines(data)
-    string_keys = {name: data.count(_key(name)) for name in listed}
+    string_keys = {name: _string_keys(data, name) for name in listed}
     table = _parse(data, (*USED_FIELDS, *fields), listed)
     del data  # the table holds everything needed from here on
     if table is None or table.num_rows == 0 or table.num_rows != lines:
@@ -95,8 +95,8 @@ def _parse(data: bytes, used: tuple[str, ...], listed: tuple[str, ...]) -> pa.Ta
 
 
 def _expected_type(name: str, sampled: pa.DataType | None) -> pa.DataType:
-    """Return the type to parse a used column as: ids are text, popularity counts floats."""
-    if name == "id" or sampled is None:
+    """Return the type to parse a used column as: ids text or integers, popularity counts floats."""
+    if sampled is None or (name == "id" and not pa.types.is_integer(sampled)):
         return pa.string()
     if name == "popularity" and pa.types.is_integer(sampled):
         return pa.float64()
@@ -129,6 +129,12 @@ def _rename_lists(data: bytes, fields: tuple[str, ...]) -> tuple[bytes, tuple[st
     return data, tuple(renamed)
 
 
+def _string_keys(data: bytes, name: str) -> int:
+    """Return how many keys ``name`` the (renamed) data has that are not ``null``."""
+    key = _key(name)
+    return data.count(key) - data.count(key + b": null") - data.count(key + b":null")
+
+
 def _merge_lists(table: pa.Table, name: str, string_keys: int) -> tuple[pa.Array, ...]:
     """Return the string and list parts of a field; ``string_keys`` counts its unrenamed keys."""
     plain = _column(table, name)
@@ -136,7 +142,7 @@ def _merge_lists(table: pa.Table, name: str, string_keys: int) -> tuple[pa.Array
     if listed is None or not pa.types.is_list(listed.type):
         raise _Unusual
     seen = 0 if plain is None else len(plain) - plain.null_count
-    if seen != string_keys:  # a null, nested or duplicate key: read carefully
+    if seen != string_keys:  # a nested or duplicate key: read carefully
         raise _Unusual
     if plain is None:
         return (listed,)
@@ -193,7 +199,9 @@ def _is_scalar_type(kind: pa.DataType) -> bool:
 
 
 def _ids(ids: pa.Array) -> pa.Array:
-    """Return the ids if every one is a non-empty string and none repeats."""
+    """Return the ids as text (integers as their decimal text) if none is empty or repeats."""
+    if pa.types.is_integer(ids.type):
+        ids = ids.cast(pa.string())
     if ids.null_count or not pa.types.is_string(ids.type) or pc.min(pc.binary_length(ids)).as_py() == 0:
         raise _Unusual
     ordered = ids.take(pc.sort_indices(ids))
@@ -272,7 +280,9 @@ def _popularity(column: pa.Array | None, n: int) -> tuple[npt.NDArray[np.int8], 
 
 
 def _names(column: pa.Array | None) -> pa.Array | None:
-    """Return a group or pair column if it holds strings."""
+    """Return a group or pair column as strings (integers as their decimal text)."""
+    if column is not None and pa.types.is_integer(column.type):
+        return column.cast(pa.string())
     if column is not None and not pa.types.is_string(column.type):
         raise _Unusual
     return column

@@ -101,6 +101,12 @@ VALID_FILES: dict[str, tuple[bytes, dict[str, Any] | None]] = {
     "blank lines and CRLF": (b'{"id": "a", "label": true}\r\n\r\n{"id": "b", "label": false}\r\n\r\n', None),
     "BOM": (b'\xef\xbb\xbf{"id": "a", "label": true}\n', None),
     "number ids": (jsonl({"id": 1, "label": True}, {"id": 22, "label": False}), None),
+    "number ids and groups": (jsonl({"id": -1, "label": True, "group": 7, "pair": 8}, {"id": 22, "label": False}), None),
+    "null categories among lists": (
+        jsonl({"id": "a", "label": True, "category": "x"}, {"id": "b", "label": True, "category": None},
+              {"id": "c", "label": True, "category": ["x", "y"]}),
+        None,
+    ),
     "unicode": (jsonl({"id": "é", "label": True, "category": "naïve"}), None),
 }
 
@@ -113,7 +119,7 @@ def test_fast_and_careful_readers_build_the_same_label_set(name: str, monkeypatc
     assert_same(fast, load_labels(data, config))
 
 
-CAREFUL_ONLY = {"blank lines and CRLF", "number ids"}
+CAREFUL_ONLY = {"blank lines and CRLF"}
 
 
 @pytest.mark.parametrize("name", sorted(set(VALID_FILES) - CAREFUL_ONLY))
@@ -351,7 +357,7 @@ _value = st.text(alphabet="abc é", min_size=1, max_size=3)
 _valid_record = st.fixed_dictionaries(
     {"label": st.booleans()},
     optional={
-        "category": st.one_of(_value, st.lists(_value, max_size=3)),
+        "category": st.one_of(_value, st.lists(_value, max_size=3), st.none()),
         "popularity": st.one_of(st.sampled_from(["head", "Torso", "tail"]), st.integers(0, 500), st.none()),
         "group": _value,
         "pair": _value,
