@@ -87,6 +87,7 @@ def postgres_session_url() -> Iterator[str]:
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT", poolclass=NullPool)
     try:
         with admin.connect() as connection:
+            _drop_orphans(connection)
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
             connection.execute(text(f'CREATE DATABASE "{name}"'))
     except OperationalError as error:
@@ -102,6 +103,26 @@ def postgres_session_url() -> Iterator[str]:
     with admin.connect() as connection:
         connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
+
+
+def _drop_orphans(connection: Any) -> None:
+    """Drop test databases left by killed runs: their process id (the name's suffix) is gone."""
+    names = connection.execute(text("SELECT datname FROM pg_database WHERE datname LIKE 'tb\\_test\\_%'")).scalars()
+    for stale in list(names):
+        pid = stale.rsplit("_", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{stale}" WITH (FORCE)'))
+
+
+def _alive(pid: int) -> bool:
+    """Return whether a process with this id runs on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _empty_postgres(url: str) -> None:
