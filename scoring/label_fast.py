@@ -2,8 +2,9 @@
 
 It never raises about the file's content: anything it does not accept outright
 (pyarrow's parse error, a lenient parse such as a bare NaN or two objects on one line,
-an invalid or missing value, number ids) returns None, and ``scoring.label_lines``
-reads the file again line by line and names the line at fault.
+a blank line, an invalid or missing value, a value whose type differs from the first
+lines') returns None, and ``scoring.label_lines`` reads the file again line by line
+and names the line at fault.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,7 @@ _BLOCK_BYTES = 4 << 20
 _WHITESPACE = b" \t\r\n"
 _SAMPLE_BYTES = 1 << 20
 _LENIENT = (b"NaN", b"Infinity")  # pyarrow reads these bare words; strict JSON does not
+_BARE_CONSTANT = re.compile(rb"[:,\[]\s*-?(?:NaN|Infinity)")
 LIST_SUFFIX = "[]"
 USED_FIELDS = ("id", "label", "popularity", "group", "pair", "split")
 
@@ -41,7 +44,7 @@ def read_fast(
 ) -> tuple[Columns, PhaseConfig] | None:
     """Return the columns and config of a plain label file, or None to read it line by line."""
     data = read_bytes(source)  # the only reference when read from a path: renaming frees it
-    if any(word in data for word in _LENIENT) or not _is_utf8(data):
+    if _has_bare_constant(data) or not _is_utf8(data):
         return None
     data, listed = _rename_lists(data, fields)
     lines = _count_lines(data)
@@ -57,6 +60,11 @@ def read_fast(
         return columns, resolved
     except _Unusual:
         return None
+
+
+def _has_bare_constant(data: bytes) -> bool:
+    """Return whether a value is a bare NaN or Infinity (the words inside a string are fine)."""
+    return any(word in data for word in _LENIENT) and _BARE_CONSTANT.search(data) is not None
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -210,11 +218,6 @@ def _ids(ids: pa.Array) -> pa.Array:
     return ids
 
 
-def _normalized(column: pa.Array) -> pa.Array:
-    """Return the strings trimmed and lower-cased, as values are compared."""
-    return pc.utf8_lower(pc.utf8_trim_whitespace(column))
-
-
 def _resolve(config: PhaseConfig | dict[str, Any] | None, labels: pa.Array) -> PhaseConfig:
     """Return the phase config, inferring from the distinct labels what it leaves out."""
     if isinstance(config, PhaseConfig):
@@ -226,10 +229,11 @@ def _resolve(config: PhaseConfig | dict[str, Any] | None, labels: pa.Array) -> P
 
 
 def _lookup(column: pa.Array, words: list[str]) -> npt.NDArray[np.int64]:
-    """Return each normalized string's index in ``words``, -1 where it is none of them."""
-    encoded = _normalized(column).dictionary_encode()
+    """Return each string's index in ``words`` once trimmed and lower-cased, -1 where it is none."""
+    encoded = column.dictionary_encode()  # few distinct values: normalize those, as the careful reader does
     index = {word: i for i, word in enumerate(words)}
-    table = np.array([index.get(w, -1) for w in encoded.dictionary.to_pylist()] + [-1], dtype=np.int64)
+    table = np.array([index.get(w.strip().lower(), -1) for w in encoded.dictionary.to_pylist()] + [-1],
+                     dtype=np.int64)
     return table[arrays.values(encoded.indices, np.int64, fill=len(table) - 1)]
 
 

@@ -108,6 +108,7 @@ VALID_FILES: dict[str, tuple[bytes, dict[str, Any] | None]] = {
         None,
     ),
     "unicode": (jsonl({"id": "é", "label": True, "category": "naïve"}), None),
+    "NaN and Infinity inside strings": (jsonl({"id": "NaN", "label": True, "category": "Infinity War", "note": "NaN bread"}), None),
 }
 
 
@@ -237,6 +238,8 @@ def test_reads_a_path(tmp_path: Path) -> None:
         (b'{"id": "a", "label": true, "popularity": true}\n', None, "line 1: popularity must be"),
         (b'{"id": "a", "label": true, "popularity": NaN}\n', None, "line 1: not valid JSON (NaN"),
         (b'{"id": "a", "label": true, "extra": Infinity}\n', None, "line 1: not valid JSON (Infinity"),
+        (b'{"id": "a", "label": true, "extra": [1, -Infinity]}\n', None, "line 1: not valid JSON (-Infinity"),
+        (b'{"id": "NaN", "label": true, "extra":NaN}\n', None, "line 1: not valid JSON (NaN"),
         (b'{"id": "a", "label": true}{"id": "b", "label": true}\n', None, "line 1: not valid JSON"),
         (b'{"id": "a", "label": true, "label": false}\n', None, "line 1: not valid JSON (key 'label' appears twice)"),
         (b'{"id": "a", "label": true, "category": {"x": 1}}\n', None, "line 1: category must be a string"),
