@@ -25,3 +25,15 @@ def test_forwarded_for_names_the_client_behind_one_trusted_proxy(tmp_path: Path)
     app = _remote_addr_app(tmp_path, 1)
     response = app.test_client().get("/_addr", headers={"X-Forwarded-For": "203.0.113.9"})
     assert response.get_data(as_text=True) == "203.0.113.9"
+
+
+def test_default_sqlite_database_works_with_a_given_secret_key(tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    from leaderboard.config import Settings
+    from leaderboard.db import make_engine
+
+    settings = Settings.from_env({"SECRET_KEY": "k", "TAILBOARD_DATA_DIR": str(tmp_path / "new" / "data")})
+    with make_engine(settings.database_url).connect() as connection:
+        assert connection.execute(text("select 1")).scalar() == 1
+    assert (tmp_path / "new" / "data" / "tailboard.sqlite3").exists()
