@@ -14,11 +14,14 @@ Usage: python bench/score_bench.py [--rows N] [--runs N] [--seed S] [--out DIR]
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,9 +57,10 @@ class Dataset:
 
 @dataclass
 class Runs:
-    """Wall times (s), peak RSS (MiB) and the last stdout/stderr of one program."""
+    """Wall times (s), CPU times (s), peak RSS (MiB) and the last stdout/stderr of one program."""
 
     wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     rss: list[float] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
@@ -139,20 +143,46 @@ def generate(out: Path, rows: int, seed: int, force: bool) -> Dataset:
     return data
 
 
-def run_child(cmd: list[str], runs: Runs, scratch: Path) -> None:
-    """Run ``cmd`` once as a child process; record wall time, peak RSS and its output."""
+def run_child(cmd: list[str], runs: Runs, scratch: Path, cwd: Path, *, timed: bool) -> None:
+    """Run ``cmd`` once in ``cwd``; keep its output and, if ``timed``, its wall time, CPU time and peak RSS."""
     out_path, err_path = scratch / "child.out", scratch / "child.err"
     with out_path.open("wb") as out, err_path.open("wb") as err:
         started = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT)
+        child = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting
     runs.stdout, runs.stderr = out_path.read_text(), err_path.read_text()
     if child.returncode != 0:
         sys.exit(f"{' '.join(cmd)} exited {child.returncode}:\n{runs.stderr[-3000:]}\n{runs.stdout[-2000:]}")
-    runs.wall.append(wall)
-    runs.rss.append(usage.ru_maxrss / 1024)  # KiB on Linux
+    if timed:
+        runs.wall.append(wall)
+        runs.cpu.append(usage.ru_utime + usage.ru_stime)  # less sensitive than wall time to a busy machine
+        runs.rss.append(usage.ru_maxrss / 1024)  # KiB on Linux
+
+
+def git(*args: str) -> str:
+    """Return the stripped output of a git command run in the repository."""
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def scoring_source(ref: str, scratch: Path) -> tuple[Path, str]:
+    """Return the directory to run ``-m scoring`` from, and a description of that code.
+
+    ``worktree`` is the checkout as it is; any other value is a git revision whose
+    ``scoring/`` is exported to ``scratch`` (others may be editing the working tree).
+    """
+    if ref == "worktree":
+        dirty = " (scoring/ modified)" if git("status", "--porcelain", "scoring") else ""
+        return ROOT, f"worktree at {git('rev-parse', '--short', 'HEAD')}{dirty}"
+    dest = scratch / "ours-src"
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", ref, "scoring"], cwd=ROOT, capture_output=True,
+                             check=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest, f"git {ref} = {git('rev-parse', '--short', ref)}"
 
 
 def commands(data: Dataset, python: str) -> dict[str, list[str]]:
@@ -164,16 +194,14 @@ def commands(data: Dataset, python: str) -> dict[str, list[str]]:
     }
 
 
-def measure(cmds: dict[str, list[str]], runs: int, warmup: int, scratch: Path) -> dict[str, Runs]:
+def measure(cmds: dict[str, list[str]], cwds: dict[str, Path], runs: int, warmup: int, scratch: Path
+            ) -> dict[str, Runs]:
     """Run both programs alternately (order flipped each round); warm-up runs are not timed."""
     results = {name: Runs() for name in cmds}
     for round_no in range(warmup + runs):
         order = list(cmds) if round_no % 2 == 0 else list(reversed(cmds))
         for name in order:
-            run_child(cmds[name], results[name], scratch)
-            if round_no < warmup:
-                results[name].wall.pop()
-                results[name].rss.pop()
+            run_child(cmds[name], results[name], scratch, cwds[name], timed=round_no >= warmup)
         print(f"round {round_no + 1}/{warmup + runs} done" + (" (warm-up)" if round_no < warmup else ""),
               file=sys.stderr)
     return results
@@ -203,24 +231,26 @@ def compare(ours: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
                 mismatches.append(f"{name}: ours {a!r} vs baseline {b!r}")
         elif a != b:
             mismatches.append(f"{name}: ours {a!r} vs baseline {b!r}")
-    return {"checked": len(pairs), "max_abs_diff": worst, "mismatches": mismatches, "agree": not mismatches}
+    intervals = {"ours": ours["overall"].get("ci", {}).get("accuracy"), "baseline": base["overall"]["ci"]["accuracy"]}
+    return {"checked": len(pairs), "max_abs_diff": worst, "mismatches": mismatches, "agree": not mismatches,
+            "accuracy_ci": intervals}
 
 
 def summarize(results: dict[str, Runs], agreement: dict[str, Any], rows: int) -> dict[str, Any]:
     """Return the JSON summary of a benchmark run."""
-    ours, base = results["ours"], results["baseline"]
-    med = {name: (statistics.median(r.wall), statistics.median(r.rss)) for name, r in results.items()}
-    phases = [json.loads(line)["timings"] for line in base.stderr.splitlines() if '"timings"' in line]
-    speedup = med["baseline"][0] / med["ours"][0]
-    memory_ratio = med["ours"][1] / med["baseline"][1]
+    out: dict[str, Any] = {"rows": rows, "runs": len(results["ours"].wall)}
+    for name, r in results.items():
+        out[name] = {"wall_s": r.wall, "cpu_s": r.cpu, "peak_rss_mib": r.rss, "median_wall_s": statistics.median(r.wall),
+                     "median_cpu_s": statistics.median(r.cpu), "median_peak_rss_mib": statistics.median(r.rss)}
+    phases = [json.loads(line)["timings"] for line in results["baseline"].stderr.splitlines() if '"timings"' in line]
+    out["baseline"]["last_run_phases_s"] = phases[-1] if phases else None
+    ours, base = out["ours"], out["baseline"]
+    speedup = base["median_wall_s"] / ours["median_wall_s"]
+    memory_ratio = ours["median_peak_rss_mib"] / base["median_peak_rss_mib"]
     return {
-        "rows": rows,
-        "runs": len(ours.wall),
-        "ours": {"wall_s": ours.wall, "peak_rss_mib": ours.rss, "median_wall_s": med["ours"][0],
-                 "median_peak_rss_mib": med["ours"][1]},
-        "baseline": {"wall_s": base.wall, "peak_rss_mib": base.rss, "median_wall_s": med["baseline"][0],
-                     "median_peak_rss_mib": med["baseline"][1], "last_run_phases_s": phases[-1] if phases else None},
+        **out,
         "speedup": speedup,
+        "cpu_speedup": base["median_cpu_s"] / ours["median_cpu_s"],
         "memory_ratio": memory_ratio,
         "targets_met": {"speedup_ge_10": speedup >= TARGET_SPEEDUP,
                         "memory_le_one_third": memory_ratio <= TARGET_MEMORY_RATIO},
@@ -232,12 +262,17 @@ def print_table(summary: dict[str, Any]) -> None:
     """Print the human-readable table of medians and ratios."""
     ours, base = summary["ours"], summary["baseline"]
     mem = summary["memory_ratio"]
-    print(f"\n{summary['rows']:,} rows, {summary['runs']} runs each (medians)")
+    print(f"\n{summary['rows']:,} rows, {summary['runs']} runs each (medians); scoring code: {summary['ours_code']}")
     print(f"{'':24}{'python -m scoring':>20}{'pandas+sklearn':>18}{'ratio':>22}")
     print(f"{'wall time (s)':24}{ours['median_wall_s']:>20.3f}{base['median_wall_s']:>18.3f}"
           f"{summary['speedup']:>14.1f}x faster")
+    print(f"{'CPU time user+sys (s)':24}{ours['median_cpu_s']:>20.3f}{base['median_cpu_s']:>18.3f}"
+          f"{summary['cpu_speedup']:>14.1f}x less")
     print(f"{'peak RSS (MiB)':24}{ours['median_peak_rss_mib']:>20.1f}{base['median_peak_rss_mib']:>18.1f}"
           f"{mem:>10.3f} (1/{1 / mem:.1f})")
+    machine = summary["machine"]
+    print(f"machine: {machine['cpus']} CPUs, 1-min load average {machine['load_avg_1min'][0]:.1f} before, "
+          f"{machine['load_avg_1min'][1]:.1f} after (a busy machine slows both; compare ratios)")
     targets = summary["targets_met"]
     print(f"targets: >=10x faster {'MET' if targets['speedup_ge_10'] else 'MISSED'}, "
           f"<=1/3 peak memory {'MET' if targets['memory_le_one_third'] else 'MISSED'}")
@@ -247,6 +282,8 @@ def print_table(summary: dict[str, Any]) -> None:
     agreement = summary["agreement"]
     print(f"agreement on {agreement['checked']} shared values (tolerance {AGREEMENT_TOLERANCE:g}): "
           f"{'OK' if agreement['agree'] else 'MISMATCH'}, max |diff| {agreement['max_abs_diff']:.3g}")
+    print(f"overall accuracy 95% CI: ours {agreement['accuracy_ci']['ours']}, "
+          f"baseline {agreement['accuracy_ci']['baseline']} (different resampling; not compared)")
     for line in agreement["mismatches"][:20]:
         print(f"  {line}")
 
@@ -261,16 +298,23 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     parser.add_argument("--regenerate", action="store_true", help="rewrite the inputs even if present")
     parser.add_argument("--python", default=sys.executable, help="interpreter for both children")
+    parser.add_argument("--ours-ref", default="worktree",
+                        help="git revision of scoring/ to run (e.g. HEAD), or 'worktree' (default)")
     args = parser.parse_args()
     data = generate(args.out, args.rows, args.seed, args.regenerate)
     if args.runs < 1:
         return  # --runs 0: only generate the inputs
+    ours_dir, ours_code = scoring_source(args.ours_ref, args.out)
     cmds = commands(data, args.python)
+    cwds = {"ours": ours_dir, "baseline": ROOT}
     for name, cmd in cmds.items():
-        print(f"{name}: {' '.join(cmd)}", file=sys.stderr)
-    results = measure(cmds, args.runs, args.warmup, args.out)
+        print(f"{name} (in {cwds[name]}): {' '.join(cmd)}", file=sys.stderr)
+    load_before = os.getloadavg()[0]
+    results = measure(cmds, cwds, args.runs, args.warmup, args.out)
     agreement = compare(json.loads(results["ours"].stdout), json.loads(results["baseline"].stdout))
     summary = summarize(results, agreement, args.rows)
+    summary["ours_code"] = ours_code
+    summary["machine"] = {"cpus": os.cpu_count(), "load_avg_1min": [load_before, os.getloadavg()[0]]}
     print_table(summary)
     print(json.dumps(summary))
 
