@@ -75,6 +75,13 @@ def _http_error(error: HTTPException) -> tuple[Response, int]:
     else:
         response = Response(render_template("error.html", status=status, message=message, details=None))
     response.status_code = status
-    if status == 429 and getattr(error, "retry_after", None):
-        response.headers["Retry-After"] = str(error.retry_after)
+    # Keep what the exception says about itself: Allow on 405, Retry-After from the limiter.
+    for name, value in error.get_headers():
+        if name.lower() != "content-type":
+            response.headers[name] = value
+    if status == 429 and "Retry-After" not in response.headers:
+        limit = getattr(error, "limit", None)
+        seconds = getattr(getattr(limit, "limit", None), "get_expiry", lambda: None)()
+        if seconds:
+            response.headers["Retry-After"] = str(int(seconds))
     return response, status

@@ -37,3 +37,11 @@ def test_default_sqlite_database_works_with_a_given_secret_key(tmp_path: Path) -
     with make_engine(settings.database_url).connect() as connection:
         assert connection.execute(text("select 1")).scalar() == 1
     assert (tmp_path / "new" / "data" / "tailboard.sqlite3").exists()
+
+
+def test_method_not_allowed_is_json_on_the_api_and_keeps_allow(tmp_path: Path) -> None:
+    app = create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels"})
+    response = app.test_client().delete("/api/v1/competitions")
+    assert response.status_code == 405
+    assert response.get_json()["error"]
+    assert "POST" in response.headers["Allow"]
