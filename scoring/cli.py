@@ -12,13 +12,20 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from scoring.evaluate import evaluate
 from scoring.labels import LabelSet, load_labels
-from scoring.types import DEFAULT_MAX_BYTES, LabelFileError, PredictionFileError, Predictions, Problem
+from scoring.types import (
+    DEFAULT_MAX_BYTES,
+    LabelFileError,
+    PredictionFileError,
+    Predictions,
+    Problem,
+)
 
 EXIT_OK, EXIT_INVALID_PREDICTIONS, EXIT_INVALID_LABELS = 0, 2, 3
 

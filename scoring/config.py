@@ -6,11 +6,18 @@ import json
 import math
 import os
 import string
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping, cast
+from typing import Any, cast
 
 from scoring.metrics import METRICS
-from scoring.types import BINARY_OPTIONS, LabelFileError, MissingIds, PhaseConfig, TaskType
+from scoring.types import (
+    BINARY_OPTIONS,
+    LabelFileError,
+    MissingIds,
+    PhaseConfig,
+    TaskType,
+)
 
 CONFIG_KEYS = ("task_type", "options", "primary_metric", "breakdowns", "popularity", "missing_ids")
 TASK_TYPES = ("binary", "multiple_choice")

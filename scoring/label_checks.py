@@ -9,7 +9,8 @@ all-strings column, since this reader handles files of a million lines too.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -12,9 +12,10 @@ import io
 import json
 import json.scanner
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -58,11 +59,10 @@ def _lines(source: str | os.PathLike[str] | bytes) -> Iterator[tuple[int, bytes]
         yield from _numbered(io.BytesIO(source))
         return
     try:
-        handle = Path(source).open("rb")
-    except OSError as exc:
+        with Path(source).open("rb") as handle:
+            yield from _numbered(handle)
+    except OSError as exc:  # also a read error in the middle of the file
         raise LabelFileError(f"cannot read the label file: {exc}") from exc
-    with handle:
-        yield from _numbered(handle)
 
 
 def _numbered(handle: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:

@@ -11,8 +11,9 @@ per-item numpy arrays the metrics count over.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt

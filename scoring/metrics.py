@@ -15,8 +15,9 @@ thousand bootstrap resamples at once. A metric returns float64 with NaN for null
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt

@@ -22,7 +22,7 @@ LABELS = [
 def run(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "scoring", *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, check=False)
 
 
 @pytest.fixture
