@@ -2,7 +2,10 @@
 
 While a phase with a private split is not closed, only ``splits.public`` is shown:
 the top-level object mixes private items into every number, so it is never shown
-then. After the phase closes, everything is. Results hold no per-item data.
+then. After the phase closes, everything is. Results hold no per-item data, but a
+slice of one item (a category with a single item, a single head/tail pair) would
+give that item's correctness away, so participants never see slices smaller than
+``MIN_SLICE_ITEMS``; organizers see everything.
 """
 
 from __future__ import annotations
@@ -13,16 +16,59 @@ from leaderboard.models import Phase
 from leaderboard.services.phases import phase_status
 
 DECIMALS = 4
+MIN_SLICE_ITEMS = 2
+SMALL_SLICE_NOTE = (
+    f"Breakdown rows with fewer than {MIN_SLICE_ITEMS} items are not shown, "
+    "so that no single item's correctness can be read off."
+)
 
 
 def visible_results(results: dict[str, Any], *, phase: Phase, viewer_is_organizer: bool = False) -> dict[str, Any]:
     """Return the part of results the viewer may see, every float rounded to 4 decimals."""
-    if viewer_is_organizer or not private_hidden(results, phase=phase):
+    if viewer_is_organizer:
         return round_floats(results)
-    shown = dict((results.get("splits") or {}).get("public") or {})
-    if "warnings" in results:
-        shown["warnings"] = results["warnings"]
-    return round_floats(shown)
+    if private_hidden(results, phase=phase):
+        shown = dict((results.get("splits") or {}).get("public") or {})
+        if "warnings" in results:
+            shown["warnings"] = results["warnings"]
+    else:
+        shown = dict(results)
+        if "splits" in shown:
+            shown["splits"] = {name: _without_small_slices(part, note=False) for name, part in shown["splits"].items()}
+    return round_floats(_without_small_slices(shown))
+
+
+def _without_small_slices(result: dict[str, Any], *, note: bool = True) -> dict[str, Any]:
+    """Return result without the breakdown, popularity and pair slices too small to show."""
+    shown = dict(result)
+    dropped = False
+    if "breakdowns" in shown:
+        breakdowns = {}
+        for field, values in shown["breakdowns"].items():
+            kept = {value: part for value, part in values.items() if _big_enough(part)}
+            dropped |= len(kept) < len(values)
+            breakdowns[field] = kept
+        shown["breakdowns"] = breakdowns
+    if "popularity" in shown:
+        popularity = dict(shown["popularity"])
+        for bucket in ("head", "torso", "tail"):
+            if bucket in popularity and not _big_enough(popularity[bucket]):
+                del popularity[bucket]
+                dropped = True
+        if "head" not in popularity or "tail" not in popularity:
+            popularity["gap"], popularity["relative_drop"] = {}, {}
+        shown["popularity"] = popularity
+    pairs = shown.get("pairs")
+    if pairs and 0 < (pairs.get("n_pairs") or 0) < MIN_SLICE_ITEMS:
+        shown["pairs"] = {**pairs, **{key: None for key in ("both_correct", "head_only", "tail_only", "neither")}}
+        dropped = True
+    if dropped and note:
+        shown["warnings"] = [*shown.get("warnings", []), SMALL_SLICE_NOTE]
+    return shown
+
+
+def _big_enough(part: dict[str, Any]) -> bool:
+    return int(part.get("n") or 0) >= MIN_SLICE_ITEMS
 
 
 def private_hidden(results: dict[str, Any], *, phase: Phase) -> bool:
