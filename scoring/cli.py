@@ -64,6 +64,8 @@ def build_parser(*, with_import: bool = False) -> argparse.ArgumentParser:
         sub.add_argument("--predictions", required=True, metavar="PRED",
                          help="prediction file (CSV, JSON, JSON Lines, zip, gz)")
         sub.add_argument("--config", metavar="PHASE.json", help="phase config; inferred from the labels when omitted")
+        sub.add_argument("--no-cache", action="store_true",
+                         help="parse the label file even when a cached copy exists (also TAILBOARD_LABEL_CACHE=0)")
         sub.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help=argparse.SUPPRESS)
         sub.set_defaults(handler=handler)
     text = "turn a benchmark's released file into questions.jsonl, labels.jsonl and phase.json"
@@ -99,7 +101,7 @@ def run_validate(args: argparse.Namespace) -> int:
 def _load(args: argparse.Namespace) -> tuple[LabelSet, Predictions] | int:
     """Return the label set and validated predictions, or the exit code after reporting."""
     try:
-        labels = load_labels(args.labels, args.config)
+        labels = load_labels(args.labels, args.config, cache=not args.no_cache)
     except LabelFileError as error:
         print(f"invalid label file or phase config: {error}", file=sys.stderr)
         return EXIT_INVALID_LABELS

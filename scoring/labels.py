@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scoring import arrays
+from scoring import arrays, id_match
 from scoring.config import breakdown_fields, load_config, read_config_object
 from scoring.label_fast import read_fast
 from scoring.label_lines import Columns, read_columns
@@ -76,6 +76,7 @@ class LabelSet:
     memberships: Mapping[str, Membership] = field(default_factory=dict)  # per breakdown field
     popularity_cuts: tuple[float, float] | None = None  # (tail at or below, head from/above)
     warnings: tuple[str, ...] = ()  # notes for the organizer, never copied into results
+    id_order: npt.NDArray[np.int64] | None = field(default=None, compare=False, repr=False)  # see id_match
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -102,18 +103,34 @@ class LabelSet:
             values = values.combine_chunks()
         if len(values) == self.n and values.equals(self.ids):  # a file in label order: no hashing
             return np.arange(self.n, dtype=np.int64)
-        found = pc.index_in(values, value_set=self.ids)
-        return arrays.values(found, np.int64, fill=-1)
+        return id_match.find(values, self.ids, self.sort_order())
+
+    def sort_order(self) -> npt.NDArray[np.int64] | None:
+        """Return the order that sorts the ids' keys (computed once), None when ids are too long."""
+        if "_sort_order" not in self.__dict__:
+            computed = self.id_order if self.id_order is not None else id_match.sort_order(self.ids)
+            object.__setattr__(self, "_sort_order", computed)
+        order: npt.NDArray[np.int64] | None = self.__dict__["_sort_order"]
+        return order
 
 
 def load_labels(
     source: str | os.PathLike[str] | bytes,
     config: PhaseConfig | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    *,
+    cache: bool = False,
 ) -> LabelSet:
     """Read and check a label file; without a config, infer one (SPEC §4).
 
-    Raises LabelFileError, naming the line, for anything that breaks SPEC §2.1.
+    Raises LabelFileError, naming the line, for anything that breaks SPEC §2.1. With
+    ``cache`` (and unless TAILBOARD_LABEL_CACHE=0) the parsed label set is kept on
+    disk and reused while the file and config stay the same (``scoring.label_cache``).
     """
+    if cache:
+        from scoring import label_cache
+
+        if label_cache.enabled():
+            return label_cache.cached_load(source, config, lambda: load_labels(source, config))
     early = _early_config(config)
     fields = early.breakdowns if isinstance(early, PhaseConfig) else breakdown_fields(early or {})
     fast = read_fast(source, early, fields)
