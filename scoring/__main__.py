@@ -2,6 +2,7 @@
 
 import sys
 
-from scoring.cli import main
+from scoring.cli import main, refuse_pandas
 
+refuse_pandas()
 sys.exit(main())

@@ -8,6 +8,7 @@ the buffers directly.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -53,3 +54,11 @@ def values(array: pa.Array, dtype: type[T], fill: float = 0) -> npt.NDArray[T]:
     if array.null_count:
         out[~valid(array)] = fill
     return out
+
+
+def strings(items: Sequence[str]) -> pa.Array:
+    """Return Python strings as an Arrow string array, built from buffers (no pandas shim)."""
+    encoded = [item.encode("utf-8") for item in items]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(chunk) for chunk in encoded], out=offsets[1:])
+    return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(encoded)))

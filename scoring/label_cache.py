@@ -183,7 +183,8 @@ def _config(raw: Mapping[str, Any]) -> PhaseConfig:
     fields = {f.name for f in dataclasses.fields(PhaseConfig)}
     if set(raw) != fields:
         raise ValueError("cache config has other fields")
-    return PhaseConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+    return PhaseConfig(**values)
 
 
 def _read_entry(entry: Path) -> LabelSet:

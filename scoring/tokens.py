@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from scoring import arrays
 from scoring.types import ABSTAIN, PhaseConfig
 
 TRIM_CHARS = " \t\r\n\x0b\x0c"
@@ -70,6 +71,6 @@ def token_table(config: PhaseConfig) -> TokenTable:
         accepted = ", ".join(config.options)
     for token in ABSTENTIONS:
         table.setdefault(token, ABSTAIN)  # a phase option wins over an abstention word
-    keys = pa.array(list(table), type=pa.string())
+    keys = arrays.strings(list(table))
     codes = np.array(list(table.values()), dtype=np.int8)
     return TokenTable(keys=keys, codes=codes, accepted=accepted)
