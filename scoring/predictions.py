@@ -17,6 +17,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scoring import arrays
 from scoring.formats import load_document
 from scoring.labels import LabelSet
 from scoring.pred_csv import read_csv_exact, read_csv_fast
@@ -192,7 +193,7 @@ def check_rows(rows: Rows, labels: LabelSet, tokens: TokenTable) -> Checked:
 
 def _mask(array: pa.Array) -> Flags:
     """Return a boolean arrow array as a numpy mask."""
-    return np.asarray(array.to_numpy(zero_copy_only=False), dtype=np.bool_)
+    return arrays.values(array, np.bool_)  # null as False
 
 
 def _first_rows(positions: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -210,12 +211,11 @@ def _first_rows(positions: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
 
 def _codes(values: pa.Array, tokens: TokenTable) -> npt.NDArray[np.int8]:
     """Return the class code of every value: an answer, ABSTAIN, or INVALID."""
-    normalized = pc.ascii_lower(pc.utf8_trim(values, characters=TRIM_CHARS))
-    index = pc.index_in(normalized, value_set=tokens.keys).fill_null(-1)
-    index_np = index.to_numpy(zero_copy_only=False).astype(np.int64)
-    codes = np.where(index_np >= 0, tokens.codes[index_np], INVALID).astype(np.int8)
-    codes[_mask(values.is_null())] = ABSTAIN  # no value: the reader already logged why
-    return codes
+    encoded = values.dictionary_encode()  # a few distinct spellings: normalize each once
+    normalized = pc.ascii_lower(pc.utf8_trim(encoded.dictionary, characters=TRIM_CHARS))
+    found = arrays.values(pc.index_in(normalized, value_set=tokens.keys), np.int64, fill=-1)
+    table = np.append(np.where(found >= 0, tokens.codes[found], INVALID), ABSTAIN).astype(np.int8)
+    return table[arrays.values(encoded.indices, np.int64, fill=len(found))]  # no value: ABSTAIN (already logged)
 
 
 def _confidences(
@@ -239,7 +239,6 @@ def _to_float(text: pa.Array, number: Flags) -> npt.NDArray[np.float64]:
     """Return the texts that are plain numbers as floats, NaN for the others."""
     kept = pc.if_else(pa.array(number), text, pa.scalar(None, pa.string()))
     try:
-        floats = pc.cast(kept, pa.float64()).fill_null(np.nan)
-        return np.asarray(floats.to_numpy(zero_copy_only=False), dtype=np.float64)
+        return arrays.values(pc.cast(kept, pa.float64()), np.float64, fill=np.nan)
     except pa.ArrowInvalid:  # a number arrow cannot parse: let Python read each one
         return np.array([float(t) if t is not None else np.nan for t in kept.to_pylist()])
