@@ -1,7 +1,8 @@
 """The organizer command line (SPEC §6): ``flask --app app users|tokens|competitions|phases|rescore|requeue|demo``.
 
 Every command prints what it did, then its result's id (or token) as its last line,
-and exits non-zero with the service's message when a domain error stops it.
+and exits non-zero with the service's message when a domain error stops it. The CLI
+is the trusted operator shell: it calls the services with ``actor=OPERATOR``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from flask.cli import AppGroup, with_appcontext
 from leaderboard.runtime import Runtime, ServiceContext
 from leaderboard.services import accounts, competitions, phases, scoring_runs
 from leaderboard.services.errors import DomainError
+from leaderboard.services.permissions import OPERATOR
 from leaderboard.services.phase_imports import ImportedFiles, read_import_dir
 
 users_cli = AppGroup("users", help="Manage accounts.")
@@ -112,7 +114,8 @@ def tokens_create(email: str, name: str) -> None:
 def competitions_create(slug: str, title: str, description: str) -> None:
     """Create a competition; prints its id last."""
     with service_context() as ctx:
-        competition = competitions.create_competition(ctx, slug=slug, title=title, description=description)
+        competition = competitions.create_competition(ctx, slug=slug, title=title, description=description,
+                                                     actor=OPERATOR)
         click.echo(f"Created competition {competition.slug!r}.")
         click.echo(competition.id)
 
@@ -146,7 +149,7 @@ def phases_create(slug: str, name: str, labels_path: Path | None, questions_path
         phase = phases.create_phase(
             ctx, competition_slug=slug, name=name, labels=files.labels, questions=files.questions,
             config=files.config, start_at=start_at, end_at=end_at, max_per_day=max_per_day, max_total=max_total,
-            description=description, leaderboard_visibility=visibility,
+            description=description, leaderboard_visibility=visibility, actor=OPERATOR,
         )
         click.echo(f"Created phase {phase.position} {phase.name!r} of {slug!r}: {phase.n_items} items, "
                    f"{'with' if phase.has_private_split else 'without'} a private split, "
@@ -160,7 +163,7 @@ def phases_create(slug: str, name: str, labels_path: Path | None, questions_path
 def phases_open(phase_id: int) -> None:
     """Open a phase for submissions now; prints its id last."""
     with service_context() as ctx:
-        phase = phases.open_phase(ctx, phase_id=phase_id)
+        phase = phases.open_phase(ctx, phase_id=phase_id, actor=OPERATOR)
         click.echo(f"Phase {phase.id} {phase.name!r} is open.")
         click.echo(phase.id)
 
@@ -171,7 +174,7 @@ def phases_open(phase_id: int) -> None:
 def phases_close(phase_id: int) -> None:
     """Close a phase now (reveals its private leaderboard); prints its id last."""
     with service_context() as ctx:
-        phase = phases.close_phase(ctx, phase_id=phase_id)
+        phase = phases.close_phase(ctx, phase_id=phase_id, actor=OPERATOR)
         click.echo(f"Phase {phase.id} {phase.name!r} is closed.")
         click.echo(phase.id)
 
@@ -183,7 +186,7 @@ def phases_close(phase_id: int) -> None:
 def rescore_command(phase_id: int) -> None:
     """Retire a phase's scores and score its submissions again; prints the phase id last."""
     with service_context() as ctx:
-        count = phases.rescore_phase(ctx, phase_id=phase_id)
+        count = phases.rescore_phase(ctx, phase_id=phase_id, actor=OPERATOR)
         click.echo(f"Queued {count} submission(s) of phase {phase_id} for rescoring.")
         click.echo(phase_id)
 

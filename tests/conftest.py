@@ -33,6 +33,7 @@ from leaderboard.config import Settings
 from leaderboard.db import Base
 from leaderboard.models import Competition, Phase, User
 from leaderboard.runtime import Runtime, ServiceContext, build_runtime
+from leaderboard.services.permissions import OPERATOR
 
 PG_ADMIN_URL = os.environ.get("TAILBOARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 DEFAULT_PASSWORD = "correct horse battery"
@@ -285,15 +286,17 @@ def make_organizer(make_user: Callable[..., User]) -> Callable[..., User]:
 
 @pytest.fixture
 def make_competition(ctx: ServiceContext) -> Callable[..., Competition]:
-    """Return a factory of competitions (slugs comp-1, comp-2, ... unless given)."""
+    """Return a factory of competitions (slugs comp-1, comp-2, ...); without created_by, any organizer manages them."""
     from leaderboard.services import competitions
 
     counter = itertools.count(1)
 
-    def make(slug: str | None = None, *, title: str | None = None, description: str = "") -> Competition:
+    def make(slug: str | None = None, *, title: str | None = None, description: str = "",
+             created_by: User | None = None) -> Competition:
         n = next(counter)
         return competitions.create_competition(
-            ctx, slug=slug or f"comp-{n}", title=title or f"Competition {n}", description=description)
+            ctx, slug=slug or f"comp-{n}", title=title or f"Competition {n}", description=description,
+            actor=created_by or OPERATOR)
 
     return make
 
@@ -311,12 +314,12 @@ def make_phase(ctx: ServiceContext, make_competition: Callable[..., Competition]
              labels: bytes | None = None, config: dict[str, Any] | None = None, name: str = "Phase 1",
              **fields: Any) -> Phase:
         competition = competition or make_competition()
-        phase = phases.create_phase(ctx, competition_slug=competition.slug, name=name,
+        phase = phases.create_phase(ctx, actor=OPERATOR, competition_slug=competition.slug, name=name,
                                     labels=labels or tiny_labels(private=private), config=config, **fields)
         if status == "open":
-            phase = phases.open_phase(ctx, phase_id=phase.id)
+            phase = phases.open_phase(ctx, actor=OPERATOR, phase_id=phase.id)
         elif status == "closed":
-            phase = phases.close_phase(ctx, phase_id=phase.id)
+            phase = phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
         return phase
 
     return make

@@ -18,8 +18,9 @@ from leaderboard.models import Baseline, Phase, Submission, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services.accounts import system_user
 from leaderboard.services.dispatch import dispatch_all
-from leaderboard.services.errors import Conflict, Forbidden, InvalidInput, SubmissionInvalid
+from leaderboard.services.errors import Conflict, InvalidInput, SubmissionInvalid
 from leaderboard.services.labelsets import PredictionFileError, load_phase_labels, read_predictions
+from leaderboard.services.permissions import Actor
 from leaderboard.services.uploads import prediction_csv, read_bounded, store_submission_file
 
 MAJORITY = "Majority class"
@@ -74,14 +75,16 @@ def ensure_builtin_baselines(ctx: ServiceContext, *, phase: Phase) -> list[Basel
 
 
 def add_baseline(
-    ctx: ServiceContext, *, phase_id: int, name: str, filename: str, stream: BinaryIO | bytes, organizer: User
+    ctx: ServiceContext, *, phase_id: int, name: str, filename: str, stream: BinaryIO | bytes, actor: Actor
 ) -> Baseline:
-    """Enter an organizer's named baseline (e.g. 'Human', 'GPT-4o'); it is validated and scored like a submission."""
-    from leaderboard.services.phases import get_phase
+    """Enter an organizer's named baseline (e.g. 'Human', 'GPT-4o'); it is validated and scored like a submission.
 
-    if not organizer.is_organizer:
-        raise Forbidden("Only organizers can add baselines.")
-    phase = get_phase(ctx, phase_id)
+    Forbidden unless actor manages the competition; the operator's baselines belong to the system account.
+    """
+    from leaderboard.services.phases import managed_phase
+
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    owner = actor if isinstance(actor, User) else system_user(ctx)
     name = " ".join(name.split())
     if not name or len(name) > 120:
         raise InvalidInput("A baseline name has 1 to 120 characters.")
@@ -95,7 +98,7 @@ def add_baseline(
                                 error.to_json()) from None
     stored = store_submission_file(ctx, phase_id=phase.id, data=data)
     submission = Submission(
-        phase_id=phase.id, user_id=organizer.id, description=name, filename=(filename or _filename(name))[:255],
+        phase_id=phase.id, user_id=owner.id, description=name, filename=(filename or _filename(name))[:255],
         file_key=stored.key, file_sha256=stored.sha256, file_size=stored.size, status="queued", is_baseline=True,
     )
     baseline = Baseline(phase_id=phase.id, name=name, kind="uploaded", submission=submission)

@@ -1,4 +1,7 @@
-"""Competitions: create, list (open phases first) and look up benchmarks by slug."""
+"""Competitions: create, list (open phases first), look up and edit benchmarks by slug.
+
+Who may manage a competition is decided in permissions.py (re-exported here).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,11 @@ from leaderboard.db import utcnow
 from leaderboard.models import Competition, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound
+from leaderboard.services.permissions import OPERATOR, Actor, can_manage, ensure_can_manage, ensure_organizer
 from leaderboard.services.phases import phase_status
+
+__all__ = ["OPERATOR", "Actor", "can_manage", "create_competition", "ensure_can_manage", "get_competition",
+           "list_competitions", "update_competition"]
 
 SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 _STATUS_ORDER = {"open": 0, "upcoming": 1, "closed": 2}
@@ -25,9 +32,13 @@ def create_competition(
     slug: str,
     title: str,
     description: str = "",
-    created_by: User | None = None,
+    actor: Actor,
 ) -> Competition:
-    """Create a competition; the slug is lower-case letters, digits and inner dashes."""
+    """Create a competition managed by actor (an organizer; OPERATOR leaves it to every organizer).
+
+    The slug is lower-case letters, digits and inner dashes.
+    """
+    ensure_organizer(actor)
     slug = slug.strip()
     if not SLUG_RE.match(slug):
         raise InvalidInput("A slug has 1 to 64 lower-case letters, digits or dashes, and no dash at either end.")
@@ -40,7 +51,7 @@ def create_competition(
         slug=slug,
         title=title,
         description=description.strip(),
-        created_by_id=created_by.id if created_by is not None else None,
+        created_by_id=actor.id if isinstance(actor, User) else None,
     )
     ctx.session.add(competition)
     try:
@@ -52,10 +63,11 @@ def create_competition(
 
 
 def update_competition(
-    ctx: ServiceContext, *, slug: str, title: str | None = None, description: str | None = None
+    ctx: ServiceContext, *, slug: str, actor: Actor, title: str | None = None, description: str | None = None
 ) -> Competition:
-    """Change a competition's title and/or description."""
+    """Change a competition's title and/or description (Forbidden unless actor manages it)."""
     competition = get_competition(ctx, slug)
+    ensure_can_manage(ctx, competition=competition, actor=actor)
     if title is not None:
         title = title.strip()
         if not title or len(title) > 200:
@@ -67,8 +79,13 @@ def update_competition(
     return competition
 
 
-def list_competitions(ctx: ServiceContext, *, now: datetime | None = None) -> list[Competition]:
-    """Return every competition: those with an open phase first, then upcoming, then closed; newest first within."""
+def list_competitions(
+    ctx: ServiceContext, *, managed_by: Actor | None = None, now: datetime | None = None
+) -> list[Competition]:
+    """Return competitions, open phase first, then upcoming, then closed; newest first within.
+
+    With managed_by, only those that actor manages (the organizer dashboard).
+    """
     now = now or utcnow()
     competitions = list(
         ctx.session.scalars(
@@ -76,6 +93,8 @@ def list_competitions(ctx: ServiceContext, *, now: datetime | None = None) -> li
                                                                                    Competition.id.desc())
         )
     )
+    if managed_by is not None:
+        competitions = [c for c in competitions if can_manage(c, managed_by)]
     return sorted(competitions, key=lambda c: _best_status_rank(c, now))
 
 

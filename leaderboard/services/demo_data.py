@@ -29,6 +29,7 @@ from leaderboard.runtime import ServiceContext
 from leaderboard.services import accounts, competitions, phases
 from leaderboard.services.baselines import add_baseline
 from leaderboard.services.errors import NotFound
+from leaderboard.services.permissions import OPERATOR
 from leaderboard.services.phase_imports import run_importer
 from leaderboard.services.submissions import accept_submission
 
@@ -72,7 +73,7 @@ def install_demo(ctx: ServiceContext) -> tuple[Competition, bool]:
     organizer = _account(ctx, ORGANIZER_EMAIL, "Demo organizer", organizer=True)
     users = [_account(ctx, p.email, p.name) for p in PROFILES]
     competition = competitions.create_competition(
-        ctx, slug=SLUG, title="Long-tail reasoning (demo)", created_by=organizer,
+        ctx, slug=SLUG, title="Long-tail reasoning (demo)", actor=organizer,
         description=("Do systems know as much about obscure entities as about famous ones? Three phases "
                      "in the formats of TG-CSR, CREAK and CoLoTa, with per-category and head/tail results."))
     now = utcnow()
@@ -83,8 +84,8 @@ def install_demo(ctx: ServiceContext) -> tuple[Competition, bool]:
     for phase in (camping, claims):
         _enter_participants(ctx, phase, users)
     add_baseline(ctx, phase_id=claims.id, name="Human (annotators)", filename="human.csv",
-                 stream=_human_predictions(ctx, claims), organizer=organizer)
-    phases.close_phase(ctx, phase_id=camping.id)
+                 stream=_human_predictions(ctx, claims), actor=organizer)
+    phases.close_phase(ctx, phase_id=camping.id, actor=OPERATOR)
     ctx.session.expire_all()
     return competitions.get_competition(ctx, SLUG), True
 
@@ -111,8 +112,8 @@ def _camping_phase(ctx: ServiceContext, tmp: Path, *, start: Any) -> Phase:
         record["split"] = "private" if int(record["group"].removeprefix("CV")) >= 6 else "public"
     config["breakdowns"] = ["category", "agreement"]
     return phases.create_phase(
-        ctx, competition_slug=SLUG, name="Camping (TG-CSR format)", labels=_jsonl(labels), questions=_jsonl(questions),
-        config=config, start_at=start, max_per_day=5,
+        ctx, actor=OPERATOR, competition_slug=SLUG, name="Camping (TG-CSR format)", labels=_jsonl(labels),
+        questions=_jsonl(questions), config=config, start_at=start, max_per_day=5,
         description="Is this candidate a sensible answer to the camping question? Votes of six annotators, "
                     "majority label; all candidates of a question right counts for group accuracy.")
 
@@ -127,7 +128,7 @@ def _claims_phase(ctx: ServiceContext, tmp: Path, *, start: Any, end: Any) -> Ph
         record.update({k: v for k, v in extra[record["id"]].items() if k != "split"})
     config["breakdowns"] = ["category"]
     return phases.create_phase(
-        ctx, competition_slug=SLUG, name="Entity claims (CREAK format)", labels=_jsonl(labels),
+        ctx, actor=OPERATOR, competition_slug=SLUG, name="Entity claims (CREAK format)", labels=_jsonl(labels),
         questions=_jsonl(questions), config=config, start_at=start, end_at=end, max_per_day=5, max_total=50,
         description="True or false? Forty claims about famous and obscure entities; a third of them "
                     "count only on the private leaderboard, revealed when the phase closes.")
@@ -138,7 +139,7 @@ def _questions_phase(ctx: ServiceContext, tmp: Path, *, start: Any, end: Any) ->
     labels, questions, config = _import("colota", "colota_qa.json", tmp,
                                         originals=DEMO_DIR / "colota_qa_originals.csv")
     return phases.create_phase(
-        ctx, competition_slug=SLUG, name="Long-tail questions (CoLoTa format)", labels=_jsonl(labels),
+        ctx, actor=OPERATOR, competition_slug=SLUG, name="Long-tail questions (CoLoTa format)", labels=_jsonl(labels),
         questions=_jsonl(questions), config=config, start_at=start, end_at=end, max_per_day=3,
         description="Yes/no questions that need facts about obscure entities, beside popular originals.")
 
@@ -146,7 +147,7 @@ def _questions_phase(ctx: ServiceContext, tmp: Path, *, start: Any, end: Any) ->
 def _enter_participants(ctx: ServiceContext, phase: Phase, users: list[User]) -> None:
     """Upload ENTRIES prediction files per demo participant, spread over the hours after the phase opened."""
     if phases.phase_status(phase) != "open":
-        phases.open_phase(ctx, phase_id=phase.id)
+        phases.open_phase(ctx, phase_id=phase.id, actor=OPERATOR)
     labels = _records_of(ctx, phase)
     opened = phase.start_at or utcnow()
     for index, (profile, user) in enumerate(zip(PROFILES, users)):

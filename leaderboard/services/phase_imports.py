@@ -2,7 +2,8 @@
 
 The importer (``scoring.importers.run_import``) writes ``labels.jsonl``,
 ``questions.jsonl`` and ``phase.json`` into a temporary OUTDIR; its report goes back
-to the organizer (it may name labels, so it is for organizers only).
+to the organizer (it may name labels, so it goes only to an actor who manages the
+competition, preview or not).
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
-from leaderboard.models import Competition, Phase
+from leaderboard.models import Phase
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.errors import InvalidInput, NotFound
-from leaderboard.services.phases import create_phase
+from leaderboard.services.errors import InvalidInput
+from leaderboard.services.permissions import Actor
+from leaderboard.services.phases import create_phase, managed_competition
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,11 @@ class ImportedFiles:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import did: the importer's report, and the phase (None for a preview)."""
+    """What an import did: the importer's report, the phase (None for a preview), the stored source name."""
 
     report: Any  # scoring.importers.ImportReport
     phase: Phase | None
+    source_name: str = "source"
 
 
 def import_phase(
@@ -48,21 +49,25 @@ def import_phase(
     filename: str = "source",
     name: str,
     preview: bool = False,
+    actor: Actor,
     **phase_fields: Any,
 ) -> ImportResult:
-    """Import a released file with the ``fmt`` importer and create the phase (unless preview)."""
-    if ctx.session.scalar(select(Competition.id).where(Competition.slug == competition_slug)) is None:
-        raise NotFound(f"No competition {competition_slug!r}.")
+    """Import a released file with the ``fmt`` importer and create the phase (unless preview).
+
+    Forbidden, before the importer runs, unless actor manages the competition.
+    """
+    managed_competition(ctx, slug=competition_slug, actor=actor)
+    source_name = _safe_name(filename)
     with tempfile.TemporaryDirectory(prefix="tailboard-import-") as tmp:
-        path = Path(tmp) / "in" / _safe_name(filename)
+        path = Path(tmp) / "in" / source_name
         path.parent.mkdir()
         path.write_bytes(source)
         report, files = run_importer(fmt, path, Path(tmp) / "out")
     if preview:
-        return ImportResult(report=report, phase=None)
+        return ImportResult(report=report, phase=None, source_name=source_name)
     phase = create_phase(ctx, competition_slug=competition_slug, name=name, labels=files.labels,
-                         questions=files.questions, config=files.config, **phase_fields)
-    return ImportResult(report=report, phase=phase)
+                         questions=files.questions, config=files.config, actor=actor, **phase_fields)
+    return ImportResult(report=report, phase=phase, source_name=source_name)
 
 
 def run_importer(fmt: str, source: Path, outdir: Path, **options: Any) -> tuple[Any, ImportedFiles]:

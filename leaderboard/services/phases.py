@@ -1,4 +1,8 @@
-"""Phases: creation from an organizer's files, status, dates and limits, label replacement."""
+"""Phases: creation from an organizer's files, status, dates and limits, label replacement.
+
+Every change takes ``actor``: the user asking (Forbidden unless they manage the
+competition, see permissions.py) or ``permissions.OPERATOR`` for the CLI.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +17,13 @@ from leaderboard.models import Competition, Phase
 from leaderboard.runtime import ServiceContext
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound
 from leaderboard.services.labelsets import check_labels, config_to_json, has_private_split, load_phase_labels
+from leaderboard.services.permissions import Actor, ensure_can_manage
 from leaderboard.services.phase_files import (
     checked_questions, derive_questions, public_file, store_labels, store_questions,
 )
 
-__all__ = ["close_phase", "create_phase", "get_phase", "load_phase_labels", "open_phase", "phase_status",
-           "public_file", "replace_labels", "rescore_phase", "update_phase"]
+__all__ = ["close_phase", "create_phase", "get_phase", "load_phase_labels", "managed_competition", "managed_phase",
+           "open_phase", "phase_status", "public_file", "replace_labels", "rescore_phase", "update_phase"]
 
 STATUSES = ("upcoming", "open", "closed")
 VISIBILITIES = ("public", "hidden")
@@ -52,13 +57,12 @@ def create_phase(
     max_total: int | None = None,
     description: str = "",
     leaderboard_visibility: str = "public",
+    actor: Actor,
 ) -> Phase:
     """Create the next phase of a competition, store its files and enter its built-in baselines."""
     from leaderboard.services.baselines import ensure_builtin_baselines
 
-    competition = ctx.session.scalar(select(Competition).where(Competition.slug == competition_slug))
-    if competition is None:
-        raise NotFound(f"No competition {competition_slug!r}.")
+    competition = managed_competition(ctx, slug=competition_slug, actor=actor)
     fields = _checked_fields(
         {"name": name, "description": description, "start_at": start_at, "end_at": end_at,
          "max_per_day": max_per_day, "max_total": max_total, "leaderboard_visibility": leaderboard_visibility}
@@ -83,12 +87,28 @@ def get_phase(ctx: ServiceContext, phase_id: int) -> Phase:
     return phase
 
 
-def update_phase(ctx: ServiceContext, *, phase_id: int, **fields: Any) -> Phase:
+def managed_competition(ctx: ServiceContext, *, slug: str, actor: Actor) -> Competition:
+    """Return the competition with this slug if actor manages it (NotFound, Forbidden)."""
+    competition = ctx.session.scalar(select(Competition).where(Competition.slug == slug))
+    if competition is None:
+        raise NotFound(f"No competition {slug!r}.")
+    ensure_can_manage(ctx, competition=competition, actor=actor)
+    return competition
+
+
+def managed_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
+    """Return the phase with this id if actor manages its competition (NotFound, Forbidden)."""
+    phase = get_phase(ctx, phase_id)
+    ensure_can_manage(ctx, competition=phase.competition, actor=actor)
+    return phase
+
+
+def update_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, **fields: Any) -> Phase:
     """Change a phase's name, description, dates, limits, leaderboard visibility or state override."""
     unknown = sorted(set(fields) - UPDATABLE)
     if unknown:
         raise InvalidInput(f"These phase fields cannot be changed here: {', '.join(unknown)}.")
-    phase = get_phase(ctx, phase_id)
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
     merged = {key: fields.get(key, getattr(phase, key)) for key in UPDATABLE - {"state_override"}}
     for key, value in _checked_fields(merged).items():
         setattr(phase, key, value)
@@ -100,9 +120,9 @@ def update_phase(ctx: ServiceContext, *, phase_id: int, **fields: Any) -> Phase:
     return phase
 
 
-def open_phase(ctx: ServiceContext, *, phase_id: int) -> Phase:
+def open_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
     """Open a phase for submissions now, whatever its dates say."""
-    phase = get_phase(ctx, phase_id)
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
     phase.state_override = "open"
     if phase.start_at is None:
         phase.start_at = utcnow()
@@ -110,9 +130,9 @@ def open_phase(ctx: ServiceContext, *, phase_id: int) -> Phase:
     return phase
 
 
-def close_phase(ctx: ServiceContext, *, phase_id: int) -> Phase:
+def close_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
     """Close a phase now: no more submissions, and the private leaderboard is revealed."""
-    phase = get_phase(ctx, phase_id)
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
     now = utcnow()
     phase.state_override = "closed"
     if phase.end_at is None or phase.end_at > now:
@@ -123,11 +143,11 @@ def close_phase(ctx: ServiceContext, *, phase_id: int) -> Phase:
     return phase
 
 
-def replace_labels(ctx: ServiceContext, *, phase_id: int, labels: bytes) -> Phase:
+def replace_labels(ctx: ServiceContext, *, phase_id: int, labels: bytes, actor: Actor) -> Phase:
     """Store a new label version (same config), refresh the built-in baselines, then rescore the phase."""
     from leaderboard.services.baselines import ensure_builtin_baselines
 
-    phase = get_phase(ctx, phase_id)
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
     label_set = check_labels(labels, phase.task_config)
     version = phase.label_version + 1
     stored = store_labels(ctx, phase_id=phase.id, version=version, labels=labels)
@@ -135,15 +155,15 @@ def replace_labels(ctx: ServiceContext, *, phase_id: int, labels: bytes) -> Phas
     phase.n_items, phase.has_private_split = label_set.n, has_private_split(labels)
     ctx.session.commit()
     ensure_builtin_baselines(ctx, phase=phase)
-    rescore_phase(ctx, phase_id=phase.id)
+    rescore_phase(ctx, phase_id=phase.id, actor=actor)
     return phase
 
 
-def rescore_phase(ctx: ServiceContext, *, phase_id: int) -> int:
+def rescore_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> int:
     """Retire every active score of the phase and queue its scored submissions again; return how many."""
     from leaderboard.services.scoring_runs import requeue_phase
 
-    return len(requeue_phase(ctx, phase=get_phase(ctx, phase_id)))
+    return len(requeue_phase(ctx, phase=managed_phase(ctx, phase_id=phase_id, actor=actor)))
 
 
 def _insert_with_files(ctx: ServiceContext, phase: Phase, *, labels: bytes, questions: bytes) -> None:

@@ -21,11 +21,13 @@ from leaderboard.services.baselines import add_baseline
 from leaderboard.services.dispatch import dispatch_all
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid
 from leaderboard.services.labelsets import PredictionFileError, load_phase_labels, read_predictions
-from leaderboard.services.phases import get_phase, phase_status
+from leaderboard.services.permissions import Actor, can_manage
+from leaderboard.services.phases import get_phase, managed_phase, phase_status
 from leaderboard.services.uploads import read_bounded, store_submission_file
+from leaderboard.services.visibility import private_hidden, visible_results
 
 __all__ = ["accept_submission", "active_score", "add_baseline", "finish_received", "get_submission",
-           "list_phase_submissions", "list_submissions"]
+           "list_phase_submissions", "list_submissions", "scores_scope", "visible_scores"]
 
 MAX_KEY_LENGTH = 200
 
@@ -85,7 +87,7 @@ def finish_received(ctx: ServiceContext, *, submission: Submission) -> None:
 
 
 def get_submission(ctx: ServiceContext, *, submission_id: int, viewer: User | None) -> Submission:
-    """Return a submission its owner or an organizer may see (baselines: anyone), else NotFound."""
+    """Return a submission its owner or its competition's managers may see (baselines: anyone), else NotFound."""
     submission = ctx.session.get(Submission, submission_id)
     if submission is None or not _may_see(submission, viewer):
         raise NotFound(f"No submission {submission_id}.")
@@ -102,11 +104,9 @@ def list_submissions(ctx: ServiceContext, *, phase_id: int, user: User) -> list[
     ))
 
 
-def list_phase_submissions(ctx: ServiceContext, *, phase_id: int, organizer: User) -> list[Submission]:
-    """Return every submission of a phase, newest first (organizers only)."""
-    if not organizer.is_organizer:
-        raise NotFound(f"No phase {phase_id}.")
-    get_phase(ctx, phase_id)
+def list_phase_submissions(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> list[Submission]:
+    """Return every submission of a phase, newest first (Forbidden unless actor manages the competition)."""
+    managed_phase(ctx, phase_id=phase_id, actor=actor)
     return list(ctx.session.scalars(
         select(Submission).where(Submission.phase_id == phase_id)
         .order_by(Submission.created_at.desc(), Submission.id.desc())
@@ -117,6 +117,23 @@ def active_score(submission: Submission) -> Score | None:
     """Return the submission's current (not retired) score, or None."""
     active = [s for s in submission.scores if s.retired_at is None]
     return active[-1] if active else None
+
+
+def visible_scores(ctx: ServiceContext, *, submission: Submission, viewer: User | None) -> dict[str, Any] | None:
+    """Return the active score's results as viewer may see them (rounded; private split for managers only)."""
+    score = active_score(submission)
+    if score is None:
+        return None
+    return visible_results(score.results, phase=submission.phase, viewer_is_organizer=_manages(submission, viewer))
+
+
+def scores_scope(ctx: ServiceContext, *, submission: Submission, viewer: User | None) -> str | None:
+    """Return which items visible_scores covers: 'public' while the private split is hidden from viewer, else 'all'."""
+    score = active_score(submission)
+    if score is None:
+        return None
+    hidden = not _manages(submission, viewer) and private_hidden(score.results, phase=submission.phase)
+    return "public" if hidden else "all"
 
 
 def _finish(ctx: ServiceContext, *, submission: Submission, phase: Phase, data: bytes, user: User,
@@ -179,7 +196,12 @@ def _may_see(submission: Submission, viewer: User | None) -> bool:
     """Return whether viewer may see this submission's page."""
     if submission.is_baseline:
         return True
-    return viewer is not None and (viewer.id == submission.user_id or viewer.is_organizer)
+    return viewer is not None and (viewer.id == submission.user_id or _manages(submission, viewer))
+
+
+def _manages(submission: Submission, viewer: User | None) -> bool:
+    """Return whether viewer manages the submission's competition (None is an anonymous visitor here)."""
+    return viewer is not None and can_manage(submission.phase.competition, viewer)
 
 
 def _safe_name(filename: str | None) -> str:

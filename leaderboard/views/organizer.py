@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import tempfile
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from flask_login import current_user
-from werkzeug.utils import secure_filename
 from werkzeug.wrappers import Response
 
 from leaderboard.extensions import login_manager
@@ -25,7 +20,7 @@ from leaderboard.forms import (
     PhaseSettingsForm,
 )
 from leaderboard.models import Competition, Phase
-from leaderboard.services import competitions, phases, submissions
+from leaderboard.services import competitions, phase_imports, phases, submissions
 from leaderboard.services.errors import Conflict, InvalidInput
 from leaderboard.web import ctx
 
@@ -49,27 +44,24 @@ def require_organizer() -> Any:
 
 
 def _me() -> Any:
+    """Return the logged-in organizer's User row: the actor of every service call here."""
     return current_user._get_current_object()
 
 
-def _managed(competition: Competition) -> Competition:
-    """Return the competition if the current organizer manages it, else refuse with 403."""
-    if competition.created_by_id not in (None, current_user.id):
-        abort(403, "Another organizer manages this competition.")
-    return competition
+def _managed(slug: str) -> Competition:
+    """Return the competition if the current organizer manages it (the services answer 403 otherwise)."""
+    return phases.managed_competition(ctx(), slug=slug, actor=_me())
 
 
 def _managed_phase(phase_id: int) -> Phase:
-    """Return the phase if the current organizer manages its competition, else refuse with 403."""
-    phase = phases.get_phase(ctx(), phase_id)
-    _managed(phase.competition)
-    return phase
+    """Return the phase if the current organizer manages its competition (the services answer 403 otherwise)."""
+    return phases.managed_phase(ctx(), phase_id=phase_id, actor=_me())
 
 
 @bp.get("/")
 def dashboard() -> str:
     """List the competitions this organizer manages."""
-    mine = [c for c in competitions.list_competitions(ctx()) if c.created_by_id in (None, current_user.id)]
+    mine = competitions.list_competitions(ctx(), managed_by=_me())
     return render_template("organizer/dashboard.html", competitions=mine)
 
 
@@ -81,7 +73,7 @@ def new_competition() -> Response | str | tuple[str, int]:
         try:
             comp = competitions.create_competition(
                 ctx(), slug=form.slug.data, title=form.title.data,
-                description=form.description.data or "", created_by=_me(),
+                description=form.description.data or "", actor=_me(),
             )
         except (Conflict, InvalidInput) as exc:
             form.slug.errors = [*form.slug.errors, exc.message]
@@ -94,19 +86,19 @@ def new_competition() -> Response | str | tuple[str, int]:
 @bp.get("/c/<slug>")
 def competition(slug: str) -> str:
     """Show one competition's phases with their actions."""
-    comp = _managed(competitions.get_competition(ctx(), slug))
+    comp = _managed(slug)
     return render_template("organizer/competition.html", competition=comp, action_form=ActionForm())
 
 
 @bp.route("/c/<slug>/edit", methods=["GET", "POST"])
 def edit_competition(slug: str) -> Response | str | tuple[str, int]:
     """Change a competition's title and description."""
-    comp = _managed(competitions.get_competition(ctx(), slug))
+    comp = _managed(slug)
     form = CompetitionEditForm(obj=comp)
     if form.validate_on_submit():
         try:
             competitions.update_competition(ctx(), slug=slug, title=form.title.data,
-                                            description=form.description.data or "")
+                                            description=form.description.data or "", actor=_me())
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
@@ -118,14 +110,14 @@ def edit_competition(slug: str) -> Response | str | tuple[str, int]:
 @bp.route("/c/<slug>/phases/new", methods=["GET", "POST"])
 def new_phase(slug: str) -> Response | str | tuple[str, int]:
     """Add a phase from a hidden label file, optional public questions and a task config."""
-    comp = _managed(competitions.get_competition(ctx(), slug))
+    comp = _managed(slug)
     form = PhaseForm()
     if form.validate_on_submit():
         try:
             phase = phases.create_phase(
                 ctx(), competition_slug=slug, labels=form.labels.data.read(),
                 questions=form.questions.data.read() if form.questions.data else None,
-                config=form.config(), **form.settings(),
+                config=form.config(), actor=_me(), **form.settings(),
             )
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
@@ -138,11 +130,15 @@ def new_phase(slug: str) -> Response | str | tuple[str, int]:
 @bp.route("/c/<slug>/phases/import", methods=["GET", "POST"])
 def import_phase(slug: str) -> Response | str | tuple[str, int]:
     """Add a phase from a benchmark's released file through its importer, showing the report."""
-    comp = _managed(competitions.get_competition(ctx(), slug))
+    comp = _managed(slug)
     form = ImportForm()
     if form.validate_on_submit():
         try:
-            outcome = _import(slug, form)
+            outcome = phase_imports.import_phase(
+                ctx(), competition_slug=slug, fmt=form.format.data, source=form.source.data.read(),
+                filename=form.source.data.filename or "source", preview=bool(form.preview.data), actor=_me(),
+                **form.settings(),
+            )
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
@@ -157,7 +153,7 @@ def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
     form = PhaseSettingsForm(obj=phase)
     if form.validate_on_submit():
         try:
-            phases.update_phase(ctx(), phase_id=phase_id, **form.settings())
+            phases.update_phase(ctx(), phase_id=phase_id, actor=_me(), **form.settings())
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
@@ -173,7 +169,7 @@ def replace_labels(phase_id: int) -> Response | str | tuple[str, int]:
     form = LabelsForm()
     if form.validate_on_submit():
         try:
-            phase = phases.replace_labels(ctx(), phase_id=phase_id, labels=form.labels.data.read())
+            phase = phases.replace_labels(ctx(), phase_id=phase_id, labels=form.labels.data.read(), actor=_me())
         except InvalidInput as exc:
             form.labels.errors = [*form.labels.errors, exc.message]
         else:
@@ -186,11 +182,11 @@ def replace_labels(phase_id: int) -> Response | str | tuple[str, int]:
 @bp.post("/phases/<int:phase_id>/<any(open, close, rescore):action>")
 def phase_action(phase_id: int, action: str) -> Response:
     """Open, close or re-score a phase."""
-    phase = _managed_phase(phase_id)
     run, message = PHASE_ACTIONS[action]
-    run(ctx(), phase_id=phase_id)
+    run(ctx(), phase_id=phase_id, actor=_me())
     flash(message, "success")
-    return redirect(url_for("organizer.competition", slug=phase.competition.slug), code=303)
+    slug = phases.get_phase(ctx(), phase_id).competition.slug
+    return redirect(url_for("organizer.competition", slug=slug), code=303)
 
 
 @bp.route("/phases/<int:phase_id>/baselines", methods=["GET", "POST"])
@@ -201,7 +197,7 @@ def baseline(phase_id: int) -> Response | str | tuple[str, int]:
     if form.validate_on_submit():
         row = submissions.add_baseline(
             ctx(), phase_id=phase_id, name=form.name.data.strip(), filename=form.file.data.filename or "baseline",
-            stream=form.file.data.stream, organizer=_me(),
+            stream=form.file.data.stream, actor=_me(),
         )
         flash(f"Baseline “{row.name}” added.", "success")
         return redirect(url_for("public.leaderboard", phase_id=phase_id), code=303)
@@ -211,45 +207,9 @@ def baseline(phase_id: int) -> Response | str | tuple[str, int]:
 @bp.get("/phases/<int:phase_id>/submissions")
 def phase_submissions(phase_id: int) -> str:
     """List every submission of a phase with its status and public score."""
-    phase = _managed_phase(phase_id)
-    rows = submissions.list_phase_submissions(ctx(), phase_id=phase_id, organizer=_me())
+    rows = submissions.list_phase_submissions(ctx(), phase_id=phase_id, actor=_me())
+    phase = phases.get_phase(ctx(), phase_id)
     return render_template("organizer/submissions.html", phase=phase, submissions=rows)
-
-
-@dataclass(frozen=True)
-class ImportOutcome:
-    """What an import did: the importer's report and the phase made from it (None for a preview)."""
-
-    report: Any
-    phase: Phase | None
-    source_name: str
-
-
-def _import(slug: str, form: ImportForm) -> ImportOutcome:
-    """Run the importer on the uploaded file in a temp dir, then create the phase from its outputs.
-
-    Stop-gap until services offer an import use case (reported): the view runs the
-    importer itself and hands its three output files to phases.create_phase.
-    """
-    from scoring.importers import ImporterError, run_import
-
-    name = secure_filename(form.source.data.filename or "") or "source"
-    with tempfile.TemporaryDirectory(prefix="tailboard-import-") as tmp:
-        source, out = Path(tmp) / "in" / name, Path(tmp) / "out"
-        source.parent.mkdir()
-        form.source.data.save(source)
-        try:
-            report = run_import(form.format.data, source, out)
-        except ImporterError as exc:
-            raise InvalidInput(f"The {form.format.data} importer could not read {name}: {exc}") from None
-        phase = None
-        if not form.preview.data:
-            phase = phases.create_phase(
-                ctx(), competition_slug=slug, labels=(out / "labels.jsonl").read_bytes(),
-                questions=(out / "questions.jsonl").read_bytes(),
-                config=json.loads((out / "phase.json").read_text(encoding="utf-8")), **form.settings(),
-            )
-    return ImportOutcome(report=report, phase=phase, source_name=name)
 
 
 def _form_page(template: str, form: Any, **context: Any) -> str | tuple[str, int]:

@@ -27,7 +27,6 @@ from leaderboard.services.errors import (
     QuotaExceeded,
     SubmissionInvalid,
 )
-from leaderboard.services.visibility import visible_results
 from leaderboard.web import ctx
 
 bp = Blueprint("public", __name__)
@@ -120,9 +119,7 @@ def submission(submission_id: int) -> str | Response:
         if user is None:  # maybe their own, after the session expired
             return login_manager.unauthorized()
         raise
-    score = submissions.active_score(sub)
-    manager = user is not None and user.is_organizer and sub.phase.competition.created_by_id in (None, user.id)
-    results = visible_results(score.results, phase=sub.phase, viewer_is_organizer=manager) if score else None
+    results = submissions.visible_scores(ctx(), submission=sub, viewer=user)
     return render_template("public/submission.html", submission=sub, phase=sub.phase, results=results)
 
 

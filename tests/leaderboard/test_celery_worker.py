@@ -25,6 +25,7 @@ from leaderboard.config import Settings
 from leaderboard.models import Score, Submission
 from leaderboard.runtime import Runtime, build_runtime
 from leaderboard.services.dispatch import SCORE_TASK, CeleryDispatcher
+from leaderboard.services.permissions import OPERATOR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = "redis://127.0.0.1:6379/13"
@@ -170,10 +171,10 @@ def queue_a_submission(runtime: Runtime) -> int:
     with runtime.sessions() as session:
         ctx = runtime.context(session)
         organizer = accounts.register_user(ctx, email="org@example.org", password="organizer-pass", is_organizer=True)
-        competitions.create_competition(ctx, slug="celery-test", title="Celery test", created_by=organizer)
-        phase = phases.create_phase(ctx, competition_slug="celery-test", name="Dev", labels=LABELS,
+        competitions.create_competition(ctx, slug="celery-test", title="Celery test", actor=organizer)
+        phase = phases.create_phase(ctx, actor=OPERATOR, competition_slug="celery-test", name="Dev", labels=LABELS,
                                     config={"task_type": "binary", "primary_metric": "accuracy"})
-        phases.open_phase(ctx, phase_id=phase.id)
+        phases.open_phase(ctx, actor=OPERATOR, phase_id=phase.id)
         user = accounts.register_user(ctx, email="ada@example.org", password="participant-pass")
         submission = submissions.accept_submission(ctx, phase_id=phase.id, user=user, filename="preds.csv",
                                                    stream=io.BytesIO(PREDICTIONS))

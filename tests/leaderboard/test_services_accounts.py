@@ -11,6 +11,7 @@ from leaderboard.db import utcnow
 from leaderboard.models import ApiToken, User
 from leaderboard.services import accounts, competitions, phases
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound, Unauthorized
+from leaderboard.services.permissions import OPERATOR
 
 
 def test_register_hashes_the_password_and_authenticates(ctx):
@@ -87,12 +88,12 @@ def test_system_user_cannot_log_in_and_is_created_once(ctx):
 
 
 def test_competition_slugs_are_checked_and_unique(ctx):
-    competitions.create_competition(ctx, slug="colota", title="CoLoTa")
+    competitions.create_competition(ctx, actor=OPERATOR, slug="colota", title="CoLoTa")
     with pytest.raises(Conflict):
-        competitions.create_competition(ctx, slug="colota", title="Again")
+        competitions.create_competition(ctx, actor=OPERATOR, slug="colota", title="Again")
     for slug in ("CoLoTa", "-x", "x-", "a b", "x" * 65, ""):
         with pytest.raises(InvalidInput):
-            competitions.create_competition(ctx, slug=slug, title="t")
+            competitions.create_competition(ctx, actor=OPERATOR, slug=slug, title="t")
     with pytest.raises(NotFound):
         competitions.get_competition(ctx, "creak")
 
@@ -103,6 +104,6 @@ def test_competitions_with_an_open_phase_come_first(ctx, make_competition, make_
     make_phase(open_, status="open")
     make_phase(open_, status="upcoming", name="Next")
     assert [c.slug for c in competitions.list_competitions(ctx)] == ["open", "empty", "closed"]
-    updated = competitions.update_competition(ctx, slug="open", title="Now open", description="new")
+    updated = competitions.update_competition(ctx, actor=OPERATOR, slug="open", title="Now open", description="new")
     assert (updated.title, updated.description) == ("Now open", "new")
     assert phases.phase_status(updated.phases[0]) == "open"

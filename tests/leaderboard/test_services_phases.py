@@ -16,6 +16,7 @@ from leaderboard.services import phases
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound
 from leaderboard.services.labelsets import load_phase_labels
 from leaderboard.services.submissions import active_score
+from leaderboard.services.permissions import OPERATOR
 
 NOW = datetime(2025, 3, 1, 12, 0)
 
@@ -41,7 +42,8 @@ def test_phase_status_override_wins_else_the_clock(fields, expected):
 
 def test_create_phase_stores_labels_hidden_and_questions_public(ctx, make_competition, labels_file):
     competition = make_competition()
-    phase = phases.create_phase(ctx, competition_slug=competition.slug, name="Dev", labels=labels_file(private=True))
+    phase = phases.create_phase(ctx, actor=OPERATOR, competition_slug=competition.slug, name="Dev",
+                                labels=labels_file(private=True))
     assert phase.labels_key == f"phases/{phase.id}/labels-v1.jsonl"
     assert ctx.labels.read_bytes(phase.labels_key) == labels_file(private=True)
     assert not ctx.storage.exists(phase.labels_key)
@@ -70,15 +72,16 @@ def test_bad_label_file_or_config_is_invalid_input_with_scorings_message(ctx, ma
                                                                         fragment):
     competition = make_competition()
     with pytest.raises(InvalidInput) as caught:
-        phases.create_phase(ctx, competition_slug=competition.slug, name="x", labels=labels, config=config)
+        phases.create_phase(ctx, actor=OPERATOR, competition_slug=competition.slug, name="x", labels=labels,
+                            config=config)
     assert fragment in caught.value.message
     assert ctx.session.scalar(select(Phase.id)) is None
 
 
 def test_questions_with_labels_are_refused(ctx, make_competition, labels_file):
     with pytest.raises(InvalidInput):
-        phases.create_phase(ctx, competition_slug=make_competition().slug, name="x", labels=labels_file(),
-                            questions=labels_file())
+        phases.create_phase(ctx, actor=OPERATOR, competition_slug=make_competition().slug, name="x",
+                            labels=labels_file(), questions=labels_file())
 
 
 @pytest.mark.parametrize("fields", [
@@ -91,18 +94,19 @@ def test_questions_with_labels_are_refused(ctx, make_competition, labels_file):
 def test_bad_phase_fields_are_refused(ctx, make_competition, labels_file, fields):
     arguments = {"name": "Dev", **fields}
     with pytest.raises(InvalidInput):
-        phases.create_phase(ctx, competition_slug=make_competition().slug, labels=labels_file(), **arguments)
+        phases.create_phase(ctx, actor=OPERATOR, competition_slug=make_competition().slug, labels=labels_file(),
+                            **arguments)
 
 
 def test_unknown_competition_is_not_found(ctx, labels_file):
     with pytest.raises(NotFound):
-        phases.create_phase(ctx, competition_slug="nope", name="x", labels=labels_file())
+        phases.create_phase(ctx, actor=OPERATOR, competition_slug="nope", name="x", labels=labels_file())
 
 
 def test_aware_dates_are_stored_as_naive_utc(ctx, make_competition, labels_file):
     start = datetime(2025, 1, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
-    phase = phases.create_phase(ctx, competition_slug=make_competition().slug, name="x", labels=labels_file(),
-                                start_at=start)
+    phase = phases.create_phase(ctx, actor=OPERATOR, competition_slug=make_competition().slug, name="x",
+                                labels=labels_file(), start_at=start)
     assert phase.start_at == datetime(2025, 1, 1, 10, 0)
 
 
@@ -131,7 +135,7 @@ def test_random_baseline_is_reproducible(ctx, make_phase, make_competition):
 
 def test_multiple_choice_phase_has_no_all_yes_baseline(ctx, make_competition):
     labels = b"".join(json.dumps({"id": f"m{i}", "label": "ABCA"[i % 4]}).encode() + b"\n" for i in range(8))
-    phase = phases.create_phase(ctx, competition_slug=make_competition().slug, name="MC", labels=labels)
+    phase = phases.create_phase(ctx, actor=OPERATOR, competition_slug=make_competition().slug, name="MC", labels=labels)
     names = set(ctx.session.scalars(select(Baseline.name).where(Baseline.phase_id == phase.id)))
     assert names == {"Majority class", "Random (seed 0)"}
     assert phase.task_config["options"] == ["A", "B", "C"]
@@ -139,19 +143,20 @@ def test_multiple_choice_phase_has_no_all_yes_baseline(ctx, make_competition):
 
 def test_open_and_close_override_the_clock(ctx, make_phase):
     phase = make_phase(status="upcoming", start_at=utcnow() + timedelta(days=5))
-    assert phases.phase_status(phases.open_phase(ctx, phase_id=phase.id)) == "open"
-    closed = phases.close_phase(ctx, phase_id=phase.id)
+    assert phases.phase_status(phases.open_phase(ctx, actor=OPERATOR, phase_id=phase.id)) == "open"
+    closed = phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
     assert phases.phase_status(closed) == "closed" and closed.end_at <= utcnow()
 
 
 def test_update_phase_changes_limits_and_refuses_unknown_fields(ctx, make_phase):
     phase = make_phase()
-    updated = phases.update_phase(ctx, phase_id=phase.id, max_per_day=9, leaderboard_visibility="hidden")
+    updated = phases.update_phase(ctx, actor=OPERATOR, phase_id=phase.id, max_per_day=9,
+                                  leaderboard_visibility="hidden")
     assert (updated.max_per_day, updated.leaderboard_visibility) == (9, "hidden")
     with pytest.raises(InvalidInput):
-        phases.update_phase(ctx, phase_id=phase.id, labels_key="phases/other")
+        phases.update_phase(ctx, actor=OPERATOR, phase_id=phase.id, labels_key="phases/other")
     with pytest.raises(InvalidInput):
-        phases.update_phase(ctx, phase_id=phase.id, state_override="paused")
+        phases.update_phase(ctx, actor=OPERATOR, phase_id=phase.id, state_override="paused")
 
 
 def test_starting_kit_has_questions_a_valid_sample_and_a_readme(ctx, make_phase):
@@ -182,16 +187,16 @@ def test_label_sets_are_cached_per_label_version(ctx, make_phase, labels_file):
     phase = make_phase()
     assert load_phase_labels(ctx, phase) is load_phase_labels(ctx, phase)
     first = load_phase_labels(ctx, phase)
-    phases.replace_labels(ctx, phase_id=phase.id, labels=labels_file(private=True))
+    phases.replace_labels(ctx, actor=OPERATOR, phase_id=phase.id, labels=labels_file(private=True))
     assert phase.label_version == 2 and load_phase_labels(ctx, phase) is not first
 
 
 def test_create_phase_position_conflict_is_reported(ctx, make_competition, labels_file, monkeypatch):
     competition = make_competition()
-    phases.create_phase(ctx, competition_slug=competition.slug, name="a", labels=labels_file())
+    phases.create_phase(ctx, actor=OPERATOR, competition_slug=competition.slug, name="a", labels=labels_file())
     monkeypatch.setattr(phases, "func", _MaxIsZero())
     with pytest.raises(Conflict):
-        phases.create_phase(ctx, competition_slug=competition.slug, name="b", labels=labels_file())
+        phases.create_phase(ctx, actor=OPERATOR, competition_slug=competition.slug, name="b", labels=labels_file())
 
 
 class _MaxIsZero:

@@ -14,6 +14,7 @@ from leaderboard.services import phases, ranking
 from leaderboard.services.errors import Forbidden
 from leaderboard.services.submissions import accept_submission, active_score
 from leaderboard.services.visibility import round_floats, visible_results
+from leaderboard.services.permissions import OPERATOR
 
 
 def upload(ctx, phase, user, content: bytes):
@@ -42,7 +43,7 @@ def test_private_split_is_hidden_while_open_and_shown_after_close(ctx, make_phas
     assert "splits" not in shown
     assert shown["overall"] == round_floats(results["splits"]["public"]["overall"])
     assert shown["overall"]["n"] == 4 and shown["overall"]["accuracy"] == 0.75
-    phases.close_phase(ctx, phase_id=phase.id)
+    phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
     after = visible_results(results, phase=phase)
     assert after["splits"]["private"]["overall"]["accuracy"] == 0.5
     assert after["overall"]["accuracy"] == 0.625
@@ -133,7 +134,7 @@ def test_ranking_uses_public_split_while_open_and_private_after_close(ctx, make_
     assert open_board.split == "public"
     assert [r.display_name for r in open_board.rows if not r.is_baseline] == ["public-star", "private-star"]
     assert all("splits" not in r.results for r in open_board.rows)
-    phases.close_phase(ctx, phase_id=phase.id)
+    phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
     closed_board = ranking.leaderboard(ctx, phase_id=phase.id)
     assert closed_board.split == "private" and "private split" in closed_board.rule
     assert [(r.display_name, r.primary) for r in closed_board.rows if not r.is_baseline] == [

@@ -12,6 +12,7 @@ from leaderboard.models import Baseline, Score, Submission
 from leaderboard.services import dispatch, phases, quota, scoring_runs
 from leaderboard.services.submissions import accept_submission, active_score
 from leaderboard.services.uploads import store_submission_file
+from leaderboard.services.permissions import OPERATOR
 
 
 def upload(ctx, phase, user, content: bytes):
@@ -28,7 +29,7 @@ def scores_of(ctx, submission_id: int) -> list[Score]:
 def test_rescoring_retires_old_scores_and_keeps_history(ctx, make_phase, make_user, make_predictions):
     phase, user = make_phase(), make_user()
     submission = upload(ctx, phase, user, make_predictions(wrong=2))
-    queued = phases.rescore_phase(ctx, phase_id=phase.id)
+    queued = phases.rescore_phase(ctx, actor=OPERATOR, phase_id=phase.id)
     assert queued == 4  # the participant's submission and the three built-in baselines
     history = scores_of(ctx, submission.id)
     assert len(history) == 2
@@ -43,7 +44,7 @@ def test_replacing_labels_rescores_against_the_new_version(ctx, make_phase, make
     submission = upload(ctx, phase, user, make_predictions())
     flipped = labels_file().replace(b'"label": "true"', b'"label": "TMP"').replace(
         b'"label": "false"', b'"label": "true"').replace(b'"label": "TMP"', b'"label": "false"')
-    phases.replace_labels(ctx, phase_id=phase.id, labels=flipped)
+    phases.replace_labels(ctx, actor=OPERATOR, phase_id=phase.id, labels=flipped)
     old, new = scores_of(ctx, submission.id)
     assert (old.label_version, old.public_primary) == (1, 1.0)
     assert (new.label_version, new.public_primary, new.retired_at) == (2, 0.0, None)
@@ -54,7 +55,7 @@ def test_replacing_labels_rescores_against_the_new_version(ctx, make_phase, make
 def test_replacing_labels_refreshes_the_majority_baseline(ctx, make_phase, labels_file):
     phase = make_phase()
     all_false = labels_file().replace(b'"label": "true"', b'"label": "false"')
-    phases.replace_labels(ctx, phase_id=phase.id, labels=all_false)
+    phases.replace_labels(ctx, actor=OPERATOR, phase_id=phase.id, labels=all_false)
     majority = ctx.session.scalar(select(Baseline).where(Baseline.phase_id == phase.id,
                                                          Baseline.name == "Majority class"))
     assert active_score(majority.submission).public_primary == 1.0
@@ -66,7 +67,7 @@ def test_replacing_labels_with_fewer_ids_fails_old_files_with_validation_errors(
     phase, user = make_phase(max_per_day=3), make_user()
     submission = upload(ctx, phase, user, make_predictions())
     fewer = b"".join(line + b"\n" for line in labels_file().splitlines()[:6])
-    phases.replace_labels(ctx, phase_id=phase.id, labels=fewer)
+    phases.replace_labels(ctx, actor=OPERATOR, phase_id=phase.id, labels=fewer)
     ctx.session.expire_all()
     failed = ctx.session.get(Submission, submission.id)
     assert failed.status == "failed"

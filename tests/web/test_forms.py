@@ -20,6 +20,7 @@ from web_world import (
 from leaderboard.models import Submission
 from leaderboard.runtime import ServiceContext
 from leaderboard.services import phases
+from leaderboard.services.permissions import OPERATOR
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -79,7 +80,7 @@ def test_good_upload_goes_to_its_scored_submission_page(world: World, client: An
 
 def test_upload_over_the_daily_quota_says_when_it_resets(world: World, client: Any, login: Callable,
                                                          csrf_token: Callable, ctx: ServiceContext) -> None:
-    phases.update_phase(ctx, phase_id=world.open_phase.id, max_per_day=1)
+    phases.update_phase(ctx, actor=OPERATOR, phase_id=world.open_phase.id, max_per_day=1)
     login(client, world.alice)  # alice already used her one submission today
     path = f"/phases/{world.open_phase.id}"
     page = client.get(path).get_data(as_text=True)

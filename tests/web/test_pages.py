@@ -10,6 +10,7 @@ import pytest
 from web_world import World, build_world
 
 from leaderboard.runtime import ServiceContext
+from leaderboard.services.permissions import OPERATOR
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -135,7 +136,7 @@ def test_public_pages_show_display_names_never_emails(kind: str, world: World, c
 def test_competitions_list_open_phases_first(world: World, client: Any, ctx: ServiceContext) -> None:
     from leaderboard.services import competitions
 
-    competitions.create_competition(ctx, slug="zeta", title="Zeta without phases")
+    competitions.create_competition(ctx, actor=OPERATOR, slug="zeta", title="Zeta without phases")
     page = client.get("/").get_data(as_text=True)
     assert page.index("Alpha benchmark") < page.index("Zeta without phases")
     assert page.index("Beta benchmark") < page.index("Zeta without phases")

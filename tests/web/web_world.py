@@ -19,6 +19,7 @@ from leaderboard.models import Competition, Phase, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services import accounts, competitions, phases, submissions
 from leaderboard.services.errors import SubmissionInvalid
+from leaderboard.services.permissions import OPERATOR
 
 SECRET = "zq-hidden-explanation-7c1e"
 PASSWORD = "correct horse battery"
@@ -109,19 +110,21 @@ def build_world(ctx: ServiceContext) -> World:
     alice = make(ctx, email="alice@example.com", password=PASSWORD, display_name="Alice Lab")
     bob = make(ctx, email="bob@example.com", password=PASSWORD, display_name="Bob Q")
     comp_a = competitions.create_competition(ctx, slug="alpha", title="Alpha benchmark",
-                                             description="Claims about entities.", created_by=org_a)
-    comp_b = competitions.create_competition(ctx, slug="beta", title="Beta benchmark", created_by=org_b)
+                                             description="Claims about entities.", actor=org_a)
+    comp_b = competitions.create_competition(ctx, slug="beta", title="Beta benchmark", actor=org_b)
     config = {"task_type": "binary", "breakdowns": ["category"]}
     labels = label_bytes()
 
     def phase(slug: str, name: str, **fields: Any) -> Phase:
-        return phases.create_phase(ctx, competition_slug=slug, name=name, labels=labels, config=config, **fields)
+        return phases.create_phase(ctx, actor=OPERATOR, competition_slug=slug, name=name, labels=labels,
+                                   config=config, **fields)
 
-    open_phase = phases.open_phase(ctx, phase_id=phase("alpha", "Open phase", max_per_day=5, max_total=20).id)
-    closed_phase = phases.open_phase(ctx, phase_id=phase("alpha", "Closed phase").id)
+    open_phase = phases.open_phase(ctx, actor=OPERATOR,
+                                   phase_id=phase("alpha", "Open phase", max_per_day=5, max_total=20).id)
+    closed_phase = phases.open_phase(ctx, actor=OPERATOR, phase_id=phase("alpha", "Closed phase").id)
     upcoming_phase = phase("alpha", "Upcoming phase", start_at=utcnow() + timedelta(days=3),
                            end_at=utcnow() + timedelta(days=30))
-    beta_phase = phases.open_phase(ctx, phase_id=phase("beta", "Beta phase").id)
+    beta_phase = phases.open_phase(ctx, actor=OPERATOR, phase_id=phase("beta", "Beta phase").id)
     world = World(org_a, org_b, alice, bob, comp_a, comp_b, open_phase, closed_phase, upcoming_phase, beta_phase,
                   label_files=[labels])
     ids = world.submission_ids
@@ -131,9 +134,9 @@ def build_world(ctx: ServiceContext) -> World:
     ids["alice_closed"] = _submit(ctx, closed_phase, alice, predictions(wrong=("c07",)))
     ids["bob_beta"] = _submit(ctx, beta_phase, bob, predictions())
     human = submissions.add_baseline(ctx, phase_id=open_phase.id, name="Human", filename="human.csv",
-                                     stream=io.BytesIO(predictions()), organizer=org_a)
+                                     stream=io.BytesIO(predictions()), actor=org_a)
     ids["human_baseline"] = human.submission_id
-    phases.close_phase(ctx, phase_id=closed_phase.id)
+    phases.close_phase(ctx, actor=OPERATOR, phase_id=closed_phase.id)
     for phase_row in world.phases:
         ctx.session.refresh(phase_row)
     return world

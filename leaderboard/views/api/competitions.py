@@ -35,7 +35,7 @@ def create_competition() -> tuple[Response, int]:
     organizer = require_organizer()
     body = parse_json(schemas.CompetitionCreate)
     item = competition_service.create_competition(
-        web.ctx(), slug=body.slug, title=body.title, description=body.description, created_by=organizer
+        web.ctx(), slug=body.slug, title=body.title, description=body.description, actor=organizer
     )
     created = schemas.CompetitionCreated(slug=item.slug, title=item.title, url=serialize.competition(item).url)
     return respond(created, 201)
@@ -46,7 +46,7 @@ def create_competition() -> tuple[Response, int]:
            form=schemas.PhaseCreate, errors=(400, 404, 409, 413), tag="organizers")
 def create_phase(slug: str) -> tuple[Response, int]:
     """Create a phase from its label file, optional questions file, config, dates and limits."""
-    require_organizer()
+    organizer = require_organizer()
     fields, files = parse_form(schemas.PhaseCreate, text_files=("config",))
     questions = files.get("questions")
     item = phase_service.create_phase(
@@ -62,6 +62,7 @@ def create_phase(slug: str) -> tuple[Response, int]:
         max_total=fields.max_total,
         description=fields.description,
         leaderboard_visibility=fields.leaderboard_visibility,
+        actor=organizer,
     )
     url = url_for("api.get_phase", phase_id=item.id, _external=True)
     return respond(schemas.PhaseCreated(id=item.id, name=item.name, status=serialize.status(item), url=url), 201)

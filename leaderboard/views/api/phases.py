@@ -47,8 +47,7 @@ def get_leaderboard(phase_id: int) -> Response | tuple[Response, int]:
 @operation("Open a phase for submissions now", schemas.PhaseAction, auth="organizer", errors=(404,), tag="organizers")
 def open_phase(phase_id: int) -> tuple[Response, int]:
     """Open a phase whatever its dates say."""
-    require_organizer()
-    item = phase_service.open_phase(web.ctx(), phase_id=phase_id)
+    item = phase_service.open_phase(web.ctx(), phase_id=phase_id, actor=require_organizer())
     return respond(schemas.PhaseAction(id=item.id, status=serialize.status(item)))
 
 
@@ -57,8 +56,7 @@ def open_phase(phase_id: int) -> tuple[Response, int]:
            errors=(404,), tag="organizers")
 def close_phase(phase_id: int) -> tuple[Response, int]:
     """Close a phase to submissions."""
-    require_organizer()
-    item = phase_service.close_phase(web.ctx(), phase_id=phase_id)
+    item = phase_service.close_phase(web.ctx(), phase_id=phase_id, actor=require_organizer())
     return respond(schemas.PhaseAction(id=item.id, status=serialize.status(item)))
 
 
@@ -67,6 +65,5 @@ def close_phase(phase_id: int) -> tuple[Response, int]:
            errors=(404,), tag="organizers")
 def rescore_phase(phase_id: int) -> tuple[Response, int]:
     """Retire the phase's scores and queue its submissions again."""
-    require_organizer()
-    queued = phase_service.rescore_phase(dispatch_after_response(), phase_id=phase_id)
+    queued = phase_service.rescore_phase(dispatch_after_response(), phase_id=phase_id, actor=require_organizer())
     return respond(schemas.RescoreQueued(id=phase_id, queued=queued), 202)

@@ -6,10 +6,8 @@ from typing import Any, cast
 
 from flask import request, url_for
 
-from leaderboard.models import Competition, Phase, Submission, User
+from leaderboard.models import Competition, Phase, Submission
 from leaderboard.services import phases as phase_service
-from leaderboard.services import submissions as submission_service
-from leaderboard.services import visibility
 from leaderboard.services.quota import QuotaStatus
 from leaderboard.services.ranking import Leaderboard
 from leaderboard.views.api import schemas
@@ -66,15 +64,13 @@ def accepted(item: Submission) -> schemas.SubmissionAccepted:
     return schemas.SubmissionAccepted(id=item.id, status=item.status, url=_submission_url(item))  # type: ignore[arg-type]
 
 
-def submission(item: Submission, *, viewer: User | None) -> schemas.Submission:
-    """Return a submission with the scores the viewer may see (rounded, private split redacted)."""
-    active = submission_service.active_score(item)
-    scores, scope = None, None
-    if item.status == "scored" and active is not None:
-        organizer = viewer is not None and viewer.is_organizer
-        shown = visibility.visible_results(active.results, phase=item.phase, viewer_is_organizer=organizer)
+def submission(item: Submission, *, shown: dict[str, Any] | None, scope: str | None) -> schemas.Submission:
+    """Return a submission with the scores its viewer may see (submissions.visible_scores and scores_scope)."""
+    scores = None
+    if item.status == "scored" and shown is not None:
         scores = schemas.Results.model_validate(shown)
-        scope = "public" if not organizer and visibility.private_hidden(active.results, phase=item.phase) else "all"
+    else:
+        scope = None
     errors = schemas.ValidationErrors.model_validate(item.validation_errors) if item.validation_errors else None
     failure = FAILED_SCORING if item.status == "failed" and errors is None else None
     return schemas.Submission(

@@ -24,7 +24,7 @@ Refs = dict[tuple[type[BaseModel], Mode], Any]
 ERROR_TEXT = {
     400: "Invalid input; for a prediction file, `details` is the SPEC §2.3 errors object.",
     401: "No token, or the token is invalid or revoked.",
-    403: "The token's user may not do this (organizers only).",
+    403: "The token's user may not do this: organizers only, and only on a competition they created.",
     404: "Not found, or not visible to the caller.",
     409: "The request clashes with the current state (e.g. phase not open, slug taken).",
     413: "The upload is larger than the instance accepts.",

@@ -48,7 +48,7 @@ def create_submission(phase_id: int) -> tuple[Response, int]:
 @operation("A submission's status, visible scores and validation errors", schemas.Submission,
            auth="optional", errors=(404,), tag="submissions")
 def get_submission(submission_id: int) -> tuple[Response, int]:
-    """Show a submission to its owner or an organizer (baselines to anyone)."""
+    """Show a submission to its owner or its competition's organizers (baselines to anyone)."""
     viewer = current_user()
     try:
         item = submission_service.get_submission(web.ctx(), submission_id=submission_id, viewer=viewer)
@@ -56,5 +56,7 @@ def get_submission(submission_id: int) -> tuple[Response, int]:
         if viewer is None:  # the same answer whether or not it exists: log in first
             raise Unauthorized("This call needs an API token: 'Authorization: Bearer <token>'.") from None
         raise
-    return respond(serialize.submission(item, viewer=viewer))
+    shown = submission_service.visible_scores(web.ctx(), submission=item, viewer=viewer)
+    scope = submission_service.scores_scope(web.ctx(), submission=item, viewer=viewer)
+    return respond(serialize.submission(item, shown=shown, scope=scope))
 
