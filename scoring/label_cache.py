@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -98,6 +97,8 @@ def entry_key(source: str | os.PathLike[str] | bytes, config: ConfigArg) -> str 
 
 def write_entry(entry: Path, labels: LabelSet) -> None:
     """Write a label set as a cache entry, atomically; failures only mean no cache."""
+    import tempfile  # only a cold load writes
+
     try:
         os.makedirs(entry.parent.parent, mode=0o700, exist_ok=True)
         os.makedirs(entry.parent, mode=0o700, exist_ok=True)

@@ -33,6 +33,7 @@ from scoring.types import (
 )
 
 Flags = npt.NDArray[np.bool_]
+_EMPTY = pa.scalar("", pa.string())  # typed: a bare "" makes pyarrow import dateutil to infer its type
 _ID_SHOWN = 200
 
 
@@ -163,7 +164,7 @@ def check_rows(rows: Rows, labels: LabelSet, tokens: TokenTable) -> Checked:
     """Classify every row of a file against the label items, without looking at gold."""
     n_rows = len(rows.ids)
     positions = labels.positions(rows.ids)
-    empty = _mask(pc.equal(rows.ids, "").fill_null(False))
+    empty = _mask(pc.equal(rows.ids, _EMPTY))
     known = positions >= 0
     first = _first_rows(positions)
     codes = _codes(rows.values, tokens)
@@ -222,10 +223,11 @@ def _confidences(
     given: pa.Array, answered: Flags
 ) -> tuple[npt.NDArray[np.float64], dict[str, Flags]]:
     """Return each answered row's confidence (NaN elsewhere) and the confidence problems."""
-    text = pc.utf8_trim(given.fill_null(""), characters=TRIM_CHARS)
-    present = _mask(pc.not_equal(text, ""))
-    number = _mask(pc.match_substring_regex(text, NUMBER_PATTERN))
-    values = _to_float(text, number)
+    text = pc.utf8_trim(given.fill_null(_EMPTY), characters=TRIM_CHARS)
+    present = _mask(pc.not_equal(text, _EMPTY))
+    is_number = pc.match_substring_regex(text, NUMBER_PATTERN)
+    number = _mask(is_number)
+    values = _to_float(text, is_number)
     in_range = (values >= 0.0) & (values <= 1.0)
     flags = {
         "confidence_missing": answered & ~present,
@@ -235,9 +237,9 @@ def _confidences(
     return np.where(answered, values, np.nan), flags
 
 
-def _to_float(text: pa.Array, number: Flags) -> npt.NDArray[np.float64]:
+def _to_float(text: pa.Array, number: pa.Array) -> npt.NDArray[np.float64]:
     """Return the texts that are plain numbers as floats, NaN for the others."""
-    kept = pc.if_else(pa.array(number), text, pa.scalar(None, pa.string()))
+    kept = pc.if_else(number, text, pa.scalar(None, pa.string()))
     try:
         return arrays.values(pc.cast(kept, pa.float64()), np.float64, fill=np.nan)
     except pa.ArrowInvalid:  # a number arrow cannot parse: let Python read each one
