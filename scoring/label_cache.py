@@ -13,6 +13,7 @@ on load is ignored, removed and rewritten. ``TAILBOARD_CACHE_DIR`` moves the cac
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -30,7 +31,10 @@ from scoring.labels import HEAD, NO_BUCKET, LabelSet, Membership
 from scoring.types import PhaseConfig, ScoringError
 
 LABEL_CACHE_FORMAT = 1
-"""Bump whenever what an entry holds or how load_labels builds a label set changes."""
+"""Bump whenever what an entry holds changes. (A change to the code that builds a label
+set needs no bump: the source of those modules and the numpy and pyarrow versions are
+part of every key, see ``_code_digest``.)"""
+_BUILDERS = ("config", "id_match", "label_cache", "label_checks", "label_fast", "label_lines", "labels", "types")
 
 _META = b"tailboard"
 _ITEMS: tuple[tuple[str, pa.DataType], ...] = (
@@ -91,8 +95,21 @@ def entry_key(source: str | os.PathLike[str] | bytes, config: ConfigArg) -> str 
     except (OSError, ValueError, TypeError, ScoringError):
         return None  # the normal load reports the problem
     config_digest = hashlib.sha256(config_json.encode()).hexdigest()
-    key = hashlib.sha256(f"{LABEL_CACHE_FORMAT}\n{label_digest}\n{config_digest}".encode()).hexdigest()
+    parts = f"{LABEL_CACHE_FORMAT}\n{_code_digest()}\n{label_digest}\n{config_digest}"
+    key = hashlib.sha256(parts.encode()).hexdigest()
     return f"v{LABEL_CACHE_FORMAT}-{key}"
+
+
+@functools.cache
+def _code_digest() -> str:
+    """Return a digest of the modules that build label sets and of the numpy and pyarrow versions."""
+    digest = hashlib.sha256(f"numpy {np.__version__} pyarrow {pa.__version__}".encode())
+    for name in _BUILDERS:
+        try:
+            digest.update(Path(__file__).with_name(f"{name}.py").read_bytes())
+        except OSError:  # installed without sources: LABEL_CACHE_FORMAT alone keys the code
+            digest.update(name.encode())
+    return digest.hexdigest()
 
 
 def write_entry(entry: Path, labels: LabelSet) -> None:

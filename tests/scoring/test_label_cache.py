@@ -177,3 +177,11 @@ def test_cli_caches_unless_told_not_to(tmp_path: Path, _private_label_cache: Pat
         outputs.append(json.loads(done.stdout))
         assert len(entries(_private_label_cache)) == (0 if extra else 1)
     assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_changed_label_code_misses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(PLAIN)
+    before = label_cache.entry_key(path, None)
+    monkeypatch.setattr(label_cache, "_code_digest", lambda: "other code")
+    assert label_cache.entry_key(path, None) not in (None, before)
