@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from reachability import unreachable
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
@@ -92,10 +93,7 @@ def postgres_session_url() -> Iterator[str]:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
             connection.execute(text(f'CREATE DATABASE "{name}"'))
     except OperationalError as error:
-        message = f"PostgreSQL at {make_url(PG_ADMIN_URL).render_as_string()} is unreachable: {error}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        unreachable(f"PostgreSQL at {make_url(PG_ADMIN_URL).render_as_string()} is unreachable: {error}")
     url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
     engine = create_engine(url, poolclass=NullPool)
     Base.metadata.create_all(engine)
@@ -104,6 +102,25 @@ def postgres_session_url() -> Iterator[str]:
     with admin.connect() as connection:
         connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
+
+
+@pytest.fixture
+def throwaway_postgres_url() -> Iterator[str]:
+    """Create an empty PostgreSQL database (no schema) for one test; drop it after."""
+    name = f"tb_test_throwaway_{next(_THROWAWAY)}_{os.getpid()}"
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except OperationalError as error:
+        unreachable(f"PostgreSQL at {make_url(PG_ADMIN_URL).render_as_string()} is unreachable: {error}")
+    yield make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+_THROWAWAY = itertools.count()
 
 
 def _drop_orphans(connection: Any) -> None:

@@ -6,7 +6,6 @@ concurrency and the command-line client.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,8 +15,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from leaderboard import create_app
-
-POSTGRES_ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 
 
 @pytest.fixture
@@ -57,17 +54,6 @@ def live_server(app: Flask) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """Create a throwaway PostgreSQL database; skip when the server is not reachable."""
-    psycopg = pytest.importorskip("psycopg")
-    try:
-        admin = psycopg.connect(POSTGRES_ADMIN_DSN, autocommit=True)
-    except psycopg.OperationalError as error:
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {error}")
-    name = f"tailboard_api_{uuid.uuid4().hex[:12]}"
-    admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+def postgres_url(throwaway_postgres_url: str) -> str:
+    """Return a throwaway PostgreSQL database (no schema yet)."""
+    return throwaway_postgres_url

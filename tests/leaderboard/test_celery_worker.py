@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from alembic import command
 from alembic.config import Config
+from reachability import unreachable
 
 from leaderboard.config import Settings
 from leaderboard.models import Score, Submission
@@ -29,7 +30,6 @@ from leaderboard.services.permissions import OPERATOR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = "redis://127.0.0.1:6379/13"
-POSTGRES_ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 
 # One xdist process runs every test here: two workers on one queue would steal each other's tasks.
 pytestmark = [pytest.mark.xdist_group("celery_worker"), pytest.mark.slow]
@@ -52,7 +52,7 @@ def redis_url() -> str:
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping()
     except redis.RedisError as error:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {error}")
+        unreachable(f"Redis is not reachable at 127.0.0.1:6379: {error}")
     return REDIS_URL
 
 
@@ -63,21 +63,9 @@ def sqlite_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def postgresql_url() -> Iterator[str]:
-    """Create a throwaway PostgreSQL database; drop it after."""
-    import psycopg
-
-    try:
-        admin = psycopg.connect(POSTGRES_ADMIN_DSN, autocommit=True)
-    except psycopg.OperationalError as error:
-        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 as postgres: {error}")
-    name = f"tailboard_celery_{uuid.uuid4().hex[:12]}"
-    admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+def postgresql_url(throwaway_postgres_url: str) -> str:
+    """Return a throwaway PostgreSQL database the test and the worker share."""
+    return throwaway_postgres_url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

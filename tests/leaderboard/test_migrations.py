@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +23,6 @@ import leaderboard.models  # noqa: F401  (registers every table)
 from leaderboard.db import Base, make_engine
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-POSTGRES_ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 MODEL_TABLES = set(Base.metadata.tables)
 
 
@@ -44,21 +41,9 @@ def sqlite_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def postgresql_url() -> Iterator[str]:
-    """Create a throwaway PostgreSQL database from the maintenance DB; drop it after."""
-    import psycopg
-
-    try:
-        admin = psycopg.connect(POSTGRES_ADMIN_DSN, autocommit=True)
-    except psycopg.OperationalError as error:
-        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 as postgres: {error}")
-    name = f"tailboard_migrations_{uuid.uuid4().hex[:12]}"
-    admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+def postgresql_url(throwaway_postgres_url: str) -> str:
+    """Return a throwaway, empty PostgreSQL database."""
+    return throwaway_postgres_url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
