@@ -18,6 +18,7 @@ from leaderboard.models import Phase, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services.errors import InvalidInput, NotFound
 from leaderboard.services.labelsets import load_phase_labels
+from leaderboard.services.permissions import can_manage
 from leaderboard.services.uploads import prediction_csv
 from leaderboard.storage.base import StoredObject
 
@@ -77,13 +78,13 @@ def derive_questions(labels: bytes) -> bytes:
 
 
 def public_file(ctx: ServiceContext, *, phase_id: int, name: str, viewer: User | None = None) -> tuple[str, bytes]:
-    """Return (download name, bytes) of a public file; before a phase opens only organizers get it."""
+    """Return (download name, bytes) of a public file; before a phase opens only its organizers get it."""
     from leaderboard.services.phases import get_phase, phase_status
 
     phase = get_phase(ctx, phase_id)
     if name not in PUBLIC_FILES:
         raise NotFound(f"No file {name!r}; the public files are {', '.join(PUBLIC_FILES)}.")
-    if phase_status(phase) == "upcoming" and not (viewer is not None and viewer.is_organizer):
+    if phase_status(phase) == "upcoming" and not can_manage(phase.competition, viewer):
         raise NotFound("The data of this phase is published when the phase opens.")
     stem = f"{phase.competition.slug}-phase{phase.position}"
     if name == "questions.jsonl":

@@ -20,6 +20,7 @@ from leaderboard.models import Baseline, Phase, Score, Submission, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services.errors import Forbidden
 from leaderboard.services.labelsets import higher_is_better, primary_metric
+from leaderboard.services.permissions import can_manage
 from leaderboard.services.phases import get_phase, phase_status
 from leaderboard.services.visibility import round_floats, visible_results
 
@@ -74,7 +75,7 @@ def shown_split(phase: Phase) -> str:
 def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: User | None = None) -> Leaderboard:
     """Return the ranked leaderboard of a phase as the viewer may see it."""
     phase = get_phase(ctx, phase_id)
-    if phase.leaderboard_visibility == "hidden" and not (viewer is not None and viewer.is_organizer):
+    if phase.leaderboard_visibility == "hidden" and not can_manage(phase.competition, viewer):
         raise Forbidden("The organizers keep the leaderboard of this phase hidden.")
     split, metric = shown_split(phase), primary_metric(phase)
     higher = higher_is_better(metric)

@@ -183,6 +183,15 @@ def test_public_files_wait_for_the_phase_to_open_except_for_organizers(ctx, make
         phases.public_file(ctx, phase_id=phase.id, name="labels.jsonl", viewer=make_organizer())
 
 
+def test_upcoming_data_is_refused_to_another_competitions_organizer(ctx, make_competition, make_phase,
+                                                                     make_organizer):
+    owner, other = make_organizer(), make_organizer()
+    phase = make_phase(make_competition(created_by=owner), status="upcoming")
+    with pytest.raises(NotFound):
+        phases.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=other)
+    assert phases.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=owner)[1]
+
+
 def test_label_sets_are_cached_per_label_version(ctx, make_phase, labels_file):
     phase = make_phase()
     assert load_phase_labels(ctx, phase) is load_phase_labels(ctx, phase)

@@ -154,6 +154,15 @@ def test_hidden_leaderboard_is_for_organizers_only(ctx, make_phase, make_user, m
     assert ranking.leaderboard(ctx, phase_id=phase.id, viewer=make_organizer()).rows
 
 
+def test_hidden_leaderboard_is_refused_to_another_competitions_organizer(ctx, make_competition, make_phase,
+                                                                          make_organizer):
+    owner, other = make_organizer(), make_organizer()
+    phase = make_phase(make_competition(created_by=owner), leaderboard_visibility="hidden")
+    with pytest.raises(Forbidden):
+        ranking.leaderboard(ctx, phase_id=phase.id, viewer=other)
+    assert ranking.leaderboard(ctx, phase_id=phase.id, viewer=owner).rows
+
+
 def test_leaderboard_csv_has_a_row_per_entry_and_the_primary_metric(ctx, make_phase, make_user, make_predictions):
     phase = make_phase()
     upload(ctx, phase, make_user(display_name="-cmd"), make_predictions(wrong=2))
