@@ -33,7 +33,8 @@ from scoring.types import (
 )
 
 Flags = npt.NDArray[np.bool_]
-_EMPTY = pa.scalar("", pa.string())  # typed: a bare "" makes pyarrow import dateutil to infer its type
+_EMPTY = arrays.strings([""])[0]  # not "" nor pa.scalar(""): they make pyarrow import pandas and dateutil
+_NULL = pa.nulls(1, pa.string())[0]
 _ID_SHOWN = 200
 
 
@@ -239,7 +240,7 @@ def _confidences(
 
 def _to_float(text: pa.Array, number: pa.Array) -> npt.NDArray[np.float64]:
     """Return the texts that are plain numbers as floats, NaN for the others."""
-    kept = pc.if_else(number, text, pa.scalar(None, pa.string()))
+    kept = pc.if_else(number, text, _NULL)
     try:
         return arrays.values(pc.cast(kept, pa.float64()), np.float64, fill=np.nan)
     except pa.ArrowInvalid:  # a number arrow cannot parse: let Python read each one

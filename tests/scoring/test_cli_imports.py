@@ -47,3 +47,16 @@ def test_pandas_is_refused_only_by_the_entry_point() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120, check=False)
     assert done.stdout.strip() == "True", done.stderr
+
+
+def test_library_scoring_of_a_csv_file_never_imports_pandas() -> None:
+    code = (
+        "import sys\n"
+        "from scoring import evaluate, load_labels, read_predictions\n"
+        "labels = load_labels(b'{\"id\": \"a\", \"label\": true, \"category\": \"x\"}\\n{\"id\": \"b\", \"label\": false}\\n')\n"
+        "evaluate(labels, read_predictions(b'id,prediction,confidence\\na, yes ,0.5\\nb,idk,\\n', labels))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'dateutil')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120, check=False)
+    assert done.stdout.strip() == "[]", done.stderr
