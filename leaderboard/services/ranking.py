@@ -63,6 +63,7 @@ class _Entry:
     display_name: str
     baseline_name: str | None
     primary: float | None
+    builtin: bool = False  # a platform baseline: shown with its overall scores only
 
 
 def shown_split(phase: Phase) -> str:
@@ -120,7 +121,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
 def _entries(ctx: ServiceContext, phase: Phase, split: str) -> list[_Entry]:
     """Return every scored submission of the phase with its active score (latest if several)."""
     query = (
-        select(Score, Submission, User.display_name, Baseline.name)
+        select(Score, Submission, User.display_name, Baseline.name, Baseline.kind)
         .join(Submission, Score.submission_id == Submission.id)
         .join(User, Submission.user_id == User.id)
         .outerjoin(Baseline, Baseline.submission_id == Submission.id)
@@ -128,9 +129,9 @@ def _entries(ctx: ServiceContext, phase: Phase, split: str) -> list[_Entry]:
         .order_by(Score.id)
     )
     latest: dict[int, _Entry] = {}
-    for score, submission, name, baseline_name in ctx.session.execute(query):
+    for score, submission, name, baseline_name, kind in ctx.session.execute(query):
         value = score.private_primary if split == "private" else score.public_primary
-        latest[submission.id] = _Entry(submission, score, name, baseline_name, value)
+        latest[submission.id] = _Entry(submission, score, name, baseline_name, value, builtin=kind == "builtin")
     return list(latest.values())
 
 
@@ -147,7 +148,7 @@ def _row(entry: _Entry, phase: Phase, rank: int | None, count: int) -> Row:
     name = (entry.baseline_name or sub.description or "Baseline") if sub.is_baseline else entry.display_name
     return Row(rank=rank, display_name=name, submission_id=sub.id, is_baseline=sub.is_baseline,
                baseline_name=entry.baseline_name if sub.is_baseline else None, submitted_at=sub.created_at,
-               results=visible_results(entry.score.results, phase=phase),
+               results=visible_results(entry.score.results, phase=phase, overall_only=entry.builtin),
                primary=round_floats(entry.primary), entries=count)
 
 

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from leaderboard.models import Phase, Score, Submission, User
+from leaderboard.models import Baseline, Phase, Score, Submission, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services import quota
 from leaderboard.services.baselines import add_baseline
@@ -124,7 +124,9 @@ def visible_scores(ctx: ServiceContext, *, submission: Submission, viewer: User 
     score = active_score(submission)
     if score is None:
         return None
-    return visible_results(score.results, phase=submission.phase, viewer_is_organizer=_manages(submission, viewer))
+    builtin = ctx.session.scalar(select(Baseline.kind).where(Baseline.submission_id == submission.id)) == "builtin"
+    return visible_results(score.results, phase=submission.phase, viewer_is_organizer=_manages(submission, viewer),
+                           overall_only=builtin)
 
 
 def scores_scope(ctx: ServiceContext, *, submission: Submission, viewer: User | None) -> str | None:

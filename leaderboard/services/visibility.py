@@ -23,10 +23,18 @@ SMALL_SLICE_NOTE = (
 )
 
 
-def visible_results(results: dict[str, Any], *, phase: Phase, viewer_is_organizer: bool = False) -> dict[str, Any]:
-    """Return the part of results the viewer may see, every float rounded to 4 decimals."""
+def visible_results(results: dict[str, Any], *, phase: Phase, viewer_is_organizer: bool = False,
+                    overall_only: bool = False) -> dict[str, Any]:
+    """Return the part of results the viewer may see, every float rounded to 4 decimals.
+
+    ``overall_only`` keeps just the overall slices: for the built-in baselines, whose
+    per-category scores are functions of the label distribution alone (an "all yes"
+    score of 0 on a category says every label in it is false).
+    """
     if viewer_is_organizer:
         return round_floats(results)
+    if overall_only:
+        results = _overall_only(results)
     if private_hidden(results, phase=phase):
         shown = dict((results.get("splits") or {}).get("public") or {})
         if "warnings" in results:
@@ -36,6 +44,14 @@ def visible_results(results: dict[str, Any], *, phase: Phase, viewer_is_organize
         if "splits" in shown:
             shown["splits"] = {name: _without_small_slices(part, note=False) for name, part in shown["splits"].items()}
     return round_floats(_without_small_slices(shown))
+
+
+def _overall_only(results: dict[str, Any]) -> dict[str, Any]:
+    """Return results reduced to n_items, overall and warnings, in every split too."""
+    kept = {key: results[key] for key in ("n_items", "overall", "warnings") if key in results}
+    if "splits" in results:
+        kept["splits"] = {name: _overall_only(part) for name, part in results["splits"].items()}
+    return kept
 
 
 def _without_small_slices(result: dict[str, Any], *, note: bool = True) -> dict[str, Any]:

@@ -174,3 +174,13 @@ def test_leaderboard_csv_has_a_row_per_entry_and_the_primary_metric(ctx, make_ph
     assert top["overall.n"] == "8" and "category.science.accuracy" in top and "popularity.tail.accuracy" in top
     assert top["submitted_at"].endswith("Z")
     assert all(r["rank"] == "" for r in rows[1:])
+
+
+def test_builtin_baselines_rank_rows_carry_overall_scores_only(ctx, make_phase, make_user, make_predictions):
+    phase = make_phase()
+    upload(ctx, phase, make_user(), make_predictions(wrong=1))
+    rows = ranking.leaderboard(ctx, phase_id=phase.id).rows
+    builtin = [r for r in rows if r.is_baseline]
+    assert builtin and all(set(r.results) <= {"n_items", "overall", "warnings"} for r in builtin)
+    participant = next(r for r in rows if not r.is_baseline)
+    assert "breakdowns" in participant.results and "popularity" in participant.results

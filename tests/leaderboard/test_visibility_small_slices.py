@@ -48,3 +48,9 @@ def test_organizers_see_every_slice() -> None:
     assert "lonely" in shown["breakdowns"]["category"]
     assert shown["popularity"]["tail"]["accuracy"] == 1.0
     assert shown["pairs"]["both_correct"] == 1.0
+
+
+def test_builtin_baselines_show_only_overall_scores_to_participants() -> None:
+    shown = visible_results(_results(), phase=_closed_phase(), overall_only=True)
+    assert set(shown) == {"n_items", "overall", "warnings"}
+    assert visible_results(_results(), phase=_closed_phase(), viewer_is_organizer=True, overall_only=True)["breakdowns"]
