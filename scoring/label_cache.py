@@ -124,6 +124,8 @@ def write_entry(entry: Path, labels: LabelSet) -> None:
         return
     try:
         _write_files(temporary, labels)
+        if (entry / "items.arrow").is_file() and read_entry(entry) is not None:
+            return  # another process wrote a good entry meanwhile: keep it
         shutil.rmtree(entry, ignore_errors=True)  # a corrupt entry that failed to load
         os.rename(temporary, entry)
     except (OSError, ValueError, pa.ArrowException):

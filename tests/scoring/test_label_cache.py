@@ -185,3 +185,16 @@ def test_changed_label_code_misses(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     before = label_cache.entry_key(path, None)
     monkeypatch.setattr(label_cache, "_code_digest", lambda: "other code")
     assert label_cache.entry_key(path, None) not in (None, before)
+
+
+def test_second_writer_keeps_the_good_entry_and_leaves_no_temporary_files(_private_label_cache: Path) -> None:
+    labels = load_labels(PLAIN)
+    entry = _private_label_cache / "v1-some-key"
+    label_cache.write_entry(entry, labels)
+    first = (entry / "items.arrow").stat().st_ino
+    label_cache.write_entry(entry, labels)
+    assert (entry / "items.arrow").stat().st_ino == first
+    assert [p.name for p in _private_label_cache.iterdir()] == [entry.name]
+    cached = label_cache.read_entry(entry)
+    assert cached is not None
+    assert_same(labels, cached)
