@@ -75,7 +75,8 @@ def cached_load(source: str | os.PathLike[str] | bytes, config: ConfigArg,
     labels = read_entry(entry)
     if labels is None:
         labels = parse()
-        write_entry(entry, labels)
+        if entry_key(source, config) == key:  # the file did not change while it was parsed
+            write_entry(entry, labels)
     return labels
 
 
@@ -207,6 +208,22 @@ def _config(raw: Mapping[str, Any]) -> PhaseConfig:
     return PhaseConfig(**values)
 
 
+def _memberships(entry: Path, specs: list[dict[str, Any]], n: int) -> dict[str, Membership]:
+    """Return the membership tables of an entry, checked against their specs and the item count."""
+    memberships = {}
+    for k, spec in enumerate(specs):
+        rows = _read_table(entry / f"m{k}.arrow")
+        values = tuple(str(v) for v in spec["values"])
+        if rows.schema.remove_metadata() != _ROWS or rows.num_rows != spec["rows"]:
+            raise ValueError("cache membership of another shape")
+        memberships[str(spec["field"])] = Membership(
+            values=values,
+            items=_numbers(_column(rows, "items", pa.int64()), np.int64, 0, n - 1),
+            codes=_numbers(_column(rows, "codes", pa.int32()), np.int32, 0, len(values) - 1),
+        )
+    return memberships
+
+
 def _read_entry(entry: Path) -> LabelSet:
     """Return the label set of an entry, raising ValueError (or Arrow's errors) on any mismatch."""
     table = _read_table(entry / "items.arrow")
@@ -222,17 +239,6 @@ def _read_entry(entry: Path) -> LabelSet:
     if _ORDER[0] in names:
         order = _numbers(_column(table, *_ORDER), np.int64, 0, n - 1)
     limit = np.iinfo(np.int32).max
-    memberships = {}
-    for k, spec in enumerate(meta["memberships"]):
-        rows = _read_table(entry / f"m{k}.arrow")
-        values = tuple(str(v) for v in spec["values"])
-        if rows.schema.remove_metadata() != _ROWS or rows.num_rows != spec["rows"]:
-            raise ValueError("cache membership of another shape")
-        memberships[str(spec["field"])] = Membership(
-            values=values,
-            items=_numbers(_column(rows, "items", pa.int64()), np.int64, 0, n - 1),
-            codes=_numbers(_column(rows, "codes", pa.int32()), np.int32, 0, len(values) - 1),
-        )
     cuts = meta["popularity_cuts"]
     return LabelSet(
         config=config,
@@ -244,7 +250,7 @@ def _read_entry(entry: Path) -> LabelSet:
         pairs=_numbers(items["pairs"], np.int32, -1, limit),
         split=_numbers(items["split"], np.int8, 0, 1),
         has_split=bool(meta["has_split"]),
-        memberships=memberships,
+        memberships=_memberships(entry, meta["memberships"], n),
         popularity_cuts=None if cuts is None else (float(cuts[0]), float(cuts[1])),
         warnings=tuple(str(w) for w in meta["warnings"]),
         id_order=order,

@@ -198,3 +198,18 @@ def test_second_writer_keeps_the_good_entry_and_leaves_no_temporary_files(_priva
     cached = label_cache.read_entry(entry)
     assert cached is not None
     assert_same(labels, cached)
+
+
+def test_file_changed_during_the_parse_is_not_cached(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                     _private_label_cache: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(PLAIN)
+    real = labels_module._build
+
+    def build_then_change(*args: Any) -> LabelSet:
+        path.write_bytes(PLAIN + jsonl({"id": "new", "label": True}))
+        return real(*args)
+
+    monkeypatch.setattr(labels_module, "_build", build_then_change)
+    load_labels(path, cache=True)
+    assert entries(_private_label_cache) == []
