@@ -123,6 +123,14 @@ def throwaway_postgres_url() -> Iterator[str]:
 _THROWAWAY = itertools.count()
 
 
+@pytest.fixture
+def empty_database_url(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """Return an empty database (no schema) on this run's backend: a SQLite file or a throwaway PostgreSQL."""
+    if db_backend == "postgres":
+        return str(request.getfixturevalue("throwaway_postgres_url"))
+    return f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+
+
 def _drop_orphans(connection: Any) -> None:
     """Drop test databases left by killed runs: their process id (the name's suffix) is gone."""
     names = connection.execute(text("SELECT datname FROM pg_database WHERE datname LIKE 'tb\\_test\\_%'")).scalars()

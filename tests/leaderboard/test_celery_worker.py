@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from alembic import command
-from alembic.config import Config
+from alembic_support import alembic_config
 from reachability import unreachable
 
 from leaderboard.config import Settings
@@ -57,25 +57,10 @@ def redis_url() -> str:
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    """Return the URL of a SQLite file the test and the worker share."""
-    return f"sqlite:///{tmp_path / 'tailboard.sqlite3'}"
-
-
-@pytest.fixture
-def postgresql_url(throwaway_postgres_url: str) -> str:
-    """Return a throwaway PostgreSQL database the test and the worker share."""
-    return throwaway_postgres_url
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def instance_env(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> dict[str, str]:
+def instance_env(empty_database_url: str, redis_url: str, tmp_path: Path) -> dict[str, str]:
     """Return the environment of a migrated instance that scores with Celery."""
-    database_url = request.getfixturevalue(f"{request.param}_url")
-    config = Config(str(PROJECT_ROOT / "alembic.ini"))
-    config.set_main_option("sqlalchemy.url", database_url)
-    config.attributes["configure_logger"] = False
-    command.upgrade(config, "head")
+    database_url = empty_database_url
+    command.upgrade(alembic_config(database_url), "head")
     return {
         "DATABASE_URL": database_url,
         "TAILBOARD_DATA_DIR": str(tmp_path / "data"),

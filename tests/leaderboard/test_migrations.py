@@ -15,9 +15,9 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
-from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic_support import alembic_config
 
 import leaderboard.models  # noqa: F401  (registers every table)
 from leaderboard.db import Base, make_engine
@@ -26,30 +26,10 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MODEL_TABLES = set(Base.metadata.tables)
 
 
-def alembic_config(url: str) -> Config:
-    """Return the project's Alembic config pointed at url."""
-    config = Config(str(PROJECT_ROOT / "alembic.ini"))
-    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    config.attributes["configure_logger"] = False  # keep pytest's log capture
-    return config
-
-
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    """Return the URL of an empty SQLite database file."""
-    return f"sqlite:///{tmp_path / 'migrations.sqlite3'}"
-
-
-@pytest.fixture
-def postgresql_url(throwaway_postgres_url: str) -> str:
-    """Return a throwaway, empty PostgreSQL database."""
-    return throwaway_postgres_url
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest) -> str:
+def database_url(empty_database_url: str) -> str:
     """Return an empty database of each dialect the platform supports."""
-    return request.getfixturevalue(f"{request.param}_url")
+    return empty_database_url
 
 
 def schema_drift(url: str) -> list[object]:
@@ -92,9 +72,10 @@ def test_downgrade_base_drops_every_table_and_upgrade_rebuilds_them(database_url
     assert schema_drift(database_url) == []
 
 
-def test_a_database_without_migrations_shows_drift(sqlite_url: str) -> None:
+@pytest.mark.backends("sqlite")
+def test_a_database_without_migrations_shows_drift(database_url: str) -> None:
     # Guards the drift test itself: compare_metadata must see the missing tables.
-    assert len(schema_drift(sqlite_url)) >= len(MODEL_TABLES)
+    assert len(schema_drift(database_url)) >= len(MODEL_TABLES)
 
 
 def test_alembic_upgrade_head_from_the_project_root_creates_the_default_sqlite_file(tmp_path: Path) -> None:
