@@ -18,6 +18,7 @@ import click
 from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
+from leaderboard.models import Phase
 from leaderboard.runtime import Runtime, ServiceContext
 from leaderboard.services import accounts, competitions, phases, scoring_runs
 from leaderboard.services.errors import DomainError
@@ -162,10 +163,7 @@ def phases_create(slug: str, name: str, labels_path: Path | None, questions_path
 @domain_errors
 def phases_open(phase_id: int) -> None:
     """Open a phase for submissions now; prints its id last."""
-    with service_context() as ctx:
-        phase = phases.open_phase(ctx, phase_id=phase_id, actor=OPERATOR)
-        click.echo(f"Phase {phase.id} {phase.name!r} is open.")
-        click.echo(phase.id)
+    _change_phase(phases.open_phase, phase_id, "open")
 
 
 @phases_cli.command("close")
@@ -173,9 +171,14 @@ def phases_open(phase_id: int) -> None:
 @domain_errors
 def phases_close(phase_id: int) -> None:
     """Close a phase now (reveals its private leaderboard); prints its id last."""
+    _change_phase(phases.close_phase, phase_id, "closed")
+
+
+def _change_phase(action: Callable[..., Phase], phase_id: int, state: str) -> None:
+    """Run a phase action as the operator and print the new state, then the phase id."""
     with service_context() as ctx:
-        phase = phases.close_phase(ctx, phase_id=phase_id, actor=OPERATOR)
-        click.echo(f"Phase {phase.id} {phase.name!r} is closed.")
+        phase = action(ctx, phase_id=phase_id, actor=OPERATOR)
+        click.echo(f"Phase {phase.id} {phase.name!r} is {state}.")
         click.echo(phase.id)
 
 
