@@ -23,7 +23,8 @@ import pyarrow.json as pj
 
 from scoring import arrays
 from scoring.config import BINARY_WORDS, load_config
-from scoring.label_lines import POPULARITY_BUCKETS, SPLITS, Columns, read_bytes
+from scoring.label_checks import POPULARITY_BUCKETS, SPLITS
+from scoring.label_lines import RAW_FIELDS, Columns, read_bytes
 from scoring.types import LabelFileError, PhaseConfig
 
 _BLOCK_BYTES = 4 << 20
@@ -32,7 +33,6 @@ _SAMPLE_BYTES = 1 << 20
 _LENIENT = (b"NaN", b"Infinity")  # pyarrow reads these bare words; strict JSON does not
 _BARE_CONSTANT = re.compile(rb"[:,\[]\s*-?(?:NaN|Infinity)")
 LIST_SUFFIX = "[]"
-USED_FIELDS = ("id", "label", "popularity", "group", "pair", "split")
 
 
 class _Unusual(Exception):
@@ -49,7 +49,7 @@ def read_fast(
     data, listed = _rename_lists(data, fields)
     lines = _count_lines(data)
     string_keys = {name: _string_keys(data, name) for name in listed}
-    table = _parse(data, (*USED_FIELDS, *fields), listed)
+    table = _parse(data, (*RAW_FIELDS, *fields), listed)
     del data  # the table holds everything needed from here on
     if table is None or table.num_rows == 0 or table.num_rows != lines:
         return None

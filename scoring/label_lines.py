@@ -23,10 +23,7 @@ import pyarrow as pa
 
 from scoring import label_checks as checks
 from scoring.config import infer_config, load_config
-from scoring.label_checks import POPULARITY_BUCKETS, SPLITS, text_of
 from scoring.types import LabelFileError, PhaseConfig
-
-__all__ = ["POPULARITY_BUCKETS", "SPLITS", "Columns", "read_bytes", "read_columns", "text_of"]
 
 
 @dataclass
@@ -95,7 +92,7 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_obj
 _SCAN = json.scanner.make_scanner(_DECODER)  # type: ignore[arg-type]  # the C scanner, without decode()'s wrapper
 _JSON_SPACE = " \t\n\r"
 _BATCH = 4096
-RAW_FIELDS = ("id", "label", "popularity", "group", "pair", "split")
+RAW_FIELDS = ("id", "label", "popularity", "group", "pair", "split")  # the fields every reader collects
 
 
 @dataclass
