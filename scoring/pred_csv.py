@@ -13,13 +13,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from scoring.formats import file_error
-from scoring.pred_rows import ProblemLog, Rows, shown
+from scoring.pred_rows import ProblemLog, Rows, collected_rows, shown
 from scoring.tokens import TRIM_CHARS
 from scoring.types import PredictionFileError, Problem
 
@@ -147,11 +146,7 @@ class _Table:
         if not self.lines and not self.log.count:
             detail = "it holds no predictions" if self.columns is None else "it has a header but no rows"
             raise file_error(f"The file is empty: {detail}.")
-        confidence = self.columns is not None and self.columns.confidence is not None
-        return Rows(
-            ids=pa.array(self.ids, type=pa.string()),
-            values=pa.array(self.values, type=pa.string()),
-            confidences=pa.array(self.confidences, type=pa.string()) if confidence else None,
-            lines=np.array(self.lines, dtype=np.int64),
-            log=self.log,
-        )
+        has_confidence = self.columns is not None and self.columns.confidence is not None
+        confidences = self.confidences if has_confidence else None
+        return collected_rows(lines=self.lines, ids=self.ids, values=self.values,
+                              confidences=confidences, log=self.log)

@@ -56,6 +56,24 @@ class Rows:
     log: ProblemLog = field(default_factory=ProblemLog)
 
 
+def collected_rows(
+    *,
+    lines: list[int],
+    ids: list[str | None],
+    values: list[str | None],
+    confidences: list[str | None] | None,
+    log: ProblemLog,
+) -> Rows:
+    """Return the rows a line-tracking reader collected as lists, as string columns."""
+    return Rows(
+        ids=pa.array(ids, type=pa.string()),
+        values=pa.array(values, type=pa.string()),
+        confidences=None if confidences is None else pa.array(confidences, type=pa.string()),
+        lines=np.array(lines, dtype=np.int64),
+        log=log,
+    )
+
+
 _DECODER = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
 _SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # the C scanner, no wrapper
 _FIELD_SET = frozenset(FIELDS)
@@ -127,13 +145,8 @@ class _Builder:
     def rows(self) -> Rows:
         """Return the collected rows as columns."""
         confidences = self.confidences if self.has_confidence else None
-        return Rows(
-            ids=pa.array(self.ids, type=pa.string()),
-            values=pa.array(self.values, type=pa.string()),
-            confidences=None if confidences is None else pa.array(confidences, pa.string()),
-            lines=np.array(self.lines, dtype=np.int64),
-            log=self.log,
-        )
+        return collected_rows(lines=self.lines, ids=self.ids, values=self.values,
+                              confidences=confidences, log=self.log)
 
 
 def read_jsonl(text: str) -> Rows:
