@@ -34,7 +34,10 @@ LABEL_CACHE_FORMAT = 1
 """Bump whenever what an entry holds changes. (A change to the code that builds a label
 set needs no bump: the source of those modules and the numpy and pyarrow versions are
 part of every key, see ``_code_digest``.)"""
-_BUILDERS = ("config", "id_match", "label_cache", "label_checks", "label_fast", "label_lines", "labels", "types")
+_BUILDERS = (
+    "arrays", "config", "id_match", "label_bytes", "label_cache", "label_checks", "label_fast", "label_lines",
+    "labels", "types",
+)
 
 _META = b"tailboard"
 _ITEMS: tuple[tuple[str, pa.DataType], ...] = (

@@ -9,10 +9,7 @@ and names the line at fault.
 
 from __future__ import annotations
 
-import codecs
-import json
 import os
-import re
 from typing import Any
 
 import numpy as np
@@ -23,16 +20,13 @@ import pyarrow.json as pj
 
 from scoring import arrays
 from scoring.config import BINARY_WORDS, load_config
+from scoring.label_bytes import LIST_SUFFIX, count_lines, has_bare_constant, is_utf8, rename_lists, string_keys
 from scoring.label_checks import POPULARITY_BUCKETS, SPLITS
 from scoring.label_lines import RAW_FIELDS, Columns, read_bytes
 from scoring.types import LabelFileError, PhaseConfig
 
 _BLOCK_BYTES = 4 << 20
-_WHITESPACE = b" \t\r\n"
 _SAMPLE_BYTES = 1 << 20
-_LENIENT = (b"NaN", b"Infinity")  # pyarrow reads these bare words; strict JSON does not
-_BARE_CONSTANT = re.compile(rb"[:,\[]\s*-?(?:NaN|Infinity)")
-LIST_SUFFIX = "[]"
 
 
 class _Unusual(Exception):
@@ -44,11 +38,11 @@ def read_fast(
 ) -> tuple[Columns, PhaseConfig] | None:
     """Return the columns and config of a plain label file, or None to read it line by line."""
     data = read_bytes(source)  # the only reference when read from a path: renaming frees it
-    if _has_bare_constant(data) or not _is_utf8(data):
+    if has_bare_constant(data) or not is_utf8(data):
         return None
-    data, listed = _rename_lists(data, fields)
-    lines = _count_lines(data)
-    string_keys = {name: _string_keys(data, name) for name in listed}
+    data, listed = rename_lists(data, fields)
+    lines = count_lines(data)
+    keys = {name: string_keys(data, name) for name in listed}
     table = _parse(data, (*RAW_FIELDS, *fields), listed)
     del data  # the table holds everything needed from here on
     if table is None or table.num_rows == 0 or table.num_rows != lines:
@@ -56,30 +50,10 @@ def read_fast(
     try:
         columns, resolved = _columns(table, config, fields)
         for name in listed:
-            columns.fields[name] = _merge_lists(table, name, string_keys[name])
+            columns.fields[name] = _merge_lists(table, name, keys[name])
         return columns, resolved
     except _Unusual:
         return None
-
-
-def _has_bare_constant(data: bytes) -> bool:
-    """Return whether a value is a bare NaN or Infinity (the words inside a string are fine)."""
-    return any(word in data for word in _LENIENT) and _BARE_CONSTANT.search(data) is not None
-
-
-def _is_utf8(data: bytes) -> bool:
-    """Return whether the bytes are UTF-8 (pyarrow does not check), without a full copy."""
-    if data.isascii():
-        return True
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    try:
-        for start in range(0, len(data), _SAMPLE_BYTES):
-            decoder.decode(view[start : start + _SAMPLE_BYTES])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _parse(data: bytes, used: tuple[str, ...], listed: tuple[str, ...]) -> pa.Table | None:
@@ -111,38 +85,6 @@ def _expected_type(name: str, sampled: pa.DataType | None) -> pa.DataType:
     return sampled
 
 
-def _key(name: str) -> bytes:
-    """Return a field name as the JSON key bytes a label line carries."""
-    return json.dumps(name, ensure_ascii=False).encode("utf-8")
-
-
-def _rename_lists(data: bytes, fields: tuple[str, ...]) -> tuple[bytes, tuple[str, ...]]:
-    """Rename list values of breakdown fields to ``name + LIST_SUFFIX``.
-
-    pyarrow refuses a column that is a string on some lines and a list on others (the
-    category of SPEC §2.1 may be either), so list values go to their own column.
-    ``"name": [`` outside a key can only occur inside a key ending in an escaped quote,
-    and a renamed key only ever adds a column this reader does not use;
-    ``_merge_lists`` checks that every string value was seen. A file that already
-    has a key ``name[]`` is left alone.
-    """
-    renamed = []
-    for name in fields:
-        key, new_key = _key(name), _key(name + LIST_SUFFIX)
-        patterns = [p for p in (key + b": [", key + b":[") if p in data]
-        if patterns and new_key not in data:
-            for p in patterns:
-                data = data.replace(p, new_key + p[len(key):])
-            renamed.append(name)
-    return data, tuple(renamed)
-
-
-def _string_keys(data: bytes, name: str) -> int:
-    """Return how many keys ``name`` the (renamed) data has that are not ``null``."""
-    key = _key(name)
-    return data.count(key) - data.count(key + b": null") - data.count(key + b":null")
-
-
 def _merge_lists(table: pa.Table, name: str, string_keys: int) -> tuple[pa.Array, ...]:
     """Return the string and list parts of a field; ``string_keys`` counts its unrenamed keys."""
     plain = _column(table, name)
@@ -159,14 +101,6 @@ def _merge_lists(table: pa.Table, name: str, string_keys: int) -> tuple[pa.Array
     if plain_part is None or pc.any(both).as_py():
         raise _Unusual
     return (plain_part, listed)
-
-
-def _count_lines(data: bytes) -> int:
-    """Return the number of lines up to the last non-blank one."""
-    end = len(data)
-    while end and data[end - 1] in _WHITESPACE:
-        end -= 1
-    return data.count(b"\n", 0, end) + 1
 
 
 def _column(table: pa.Table, name: str) -> pa.Array | None:
