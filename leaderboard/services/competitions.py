@@ -17,7 +17,7 @@ from leaderboard.models import Competition, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound
 from leaderboard.services.permissions import OPERATOR, Actor, can_manage, ensure_can_manage, ensure_organizer
-from leaderboard.services.phases import phase_status
+from leaderboard.services.phases import managed_competition, phase_status
 
 __all__ = ["OPERATOR", "Actor", "can_manage", "create_competition", "ensure_can_manage", "get_competition",
            "list_competitions", "update_competition"]
@@ -42,9 +42,7 @@ def create_competition(
     slug = slug.strip()
     if not SLUG_RE.match(slug):
         raise InvalidInput("A slug has 1 to 64 lower-case letters, digits or dashes, and no dash at either end.")
-    title = title.strip()
-    if not title or len(title) > 200:
-        raise InvalidInput("A title has 1 to 200 characters.")
+    title = _checked_title(title)
     if ctx.session.scalar(select(Competition.id).where(Competition.slug == slug)) is not None:
         raise Conflict(f"A competition with the slug {slug!r} already exists.")
     competition = Competition(
@@ -66,13 +64,9 @@ def update_competition(
     ctx: ServiceContext, *, slug: str, actor: Actor, title: str | None = None, description: str | None = None
 ) -> Competition:
     """Change a competition's title and/or description (Forbidden unless actor manages it)."""
-    competition = get_competition(ctx, slug)
-    ensure_can_manage(ctx, competition=competition, actor=actor)
+    competition = managed_competition(ctx, slug=slug, actor=actor)
     if title is not None:
-        title = title.strip()
-        if not title or len(title) > 200:
-            raise InvalidInput("A title has 1 to 200 characters.")
-        competition.title = title
+        competition.title = _checked_title(title)
     if description is not None:
         competition.description = description.strip()
     ctx.session.commit()
@@ -106,6 +100,14 @@ def get_competition(ctx: ServiceContext, slug: str) -> Competition:
     if competition is None:
         raise NotFound(f"No competition {slug!r}.")
     return competition
+
+
+def _checked_title(title: str) -> str:
+    """Return the trimmed title, or raise InvalidInput unless it has 1 to 200 characters."""
+    title = title.strip()
+    if not title or len(title) > 200:
+        raise InvalidInput("A title has 1 to 200 characters.")
+    return title
 
 
 def _best_status_rank(competition: Competition, now: datetime) -> int:
