@@ -22,6 +22,7 @@ from leaderboard.services.errors import Conflict, InvalidInput, SubmissionInvali
 from leaderboard.services.labelsets import PredictionFileError, load_phase_labels, read_predictions
 from leaderboard.services.permissions import Actor
 from leaderboard.services.uploads import prediction_csv, read_bounded, store_submission_file
+from leaderboard.storage.base import StoredObject
 
 MAJORITY = "Majority class"
 RANDOM = "Random (seed 0)"
@@ -62,12 +63,8 @@ def ensure_builtin_baselines(ctx: ServiceContext, *, phase: Phase) -> list[Basel
             submission = existing[name].submission
             submission.file_key, submission.file_sha256, submission.file_size = stored.key, stored.sha256, stored.size
             continue
-        submission = Submission(
-            phase_id=phase.id, user_id=owner.id, description=name, filename=_filename(name), file_key=stored.key,
-            file_sha256=stored.sha256, file_size=stored.size, status="queued", is_baseline=True,
-        )
-        baseline = Baseline(phase_id=phase.id, name=name, kind="builtin", submission=submission)
-        ctx.session.add_all([submission, baseline])
+        baseline = _new_baseline(ctx, phase=phase, owner=owner, name=name, kind="builtin",
+                                 filename=_filename(name), stored=stored)
         created.append(baseline)
     ctx.session.commit()
     dispatch_all(ctx, [b.submission_id for b in created])
@@ -97,19 +94,27 @@ def add_baseline(
         raise SubmissionInvalid(f"The baseline file was not accepted: {error.error_count} problem(s).",
                                 error.to_json()) from None
     stored = store_submission_file(ctx, phase_id=phase.id, data=data)
-    submission = Submission(
-        phase_id=phase.id, user_id=owner.id, description=name, filename=(filename or _filename(name))[:255],
-        file_key=stored.key, file_sha256=stored.sha256, file_size=stored.size, status="queued", is_baseline=True,
-    )
-    baseline = Baseline(phase_id=phase.id, name=name, kind="uploaded", submission=submission)
-    ctx.session.add_all([submission, baseline])
+    baseline = _new_baseline(ctx, phase=phase, owner=owner, name=name, kind="uploaded",
+                             filename=(filename or _filename(name))[:255], stored=stored)
     try:
         ctx.session.commit()
     except IntegrityError:
         ctx.session.rollback()
         raise Conflict(f"This phase already has a baseline named {name!r}.") from None
-    dispatch_all(ctx, [submission.id])
+    dispatch_all(ctx, [baseline.submission_id])
     ctx.session.refresh(baseline)
+    return baseline
+
+
+def _new_baseline(ctx: ServiceContext, *, phase: Phase, owner: User, name: str, kind: str, filename: str,
+                  stored: StoredObject) -> Baseline:
+    """Add a queued baseline submission of a stored predictions file, and its Baseline row, to the session."""
+    submission = Submission(
+        phase_id=phase.id, user_id=owner.id, description=name, filename=filename, file_key=stored.key,
+        file_sha256=stored.sha256, file_size=stored.size, status="queued", is_baseline=True,
+    )
+    baseline = Baseline(phase_id=phase.id, name=name, kind=kind, submission=submission)
+    ctx.session.add_all([submission, baseline])
     return baseline
 
 
