@@ -100,18 +100,19 @@ def utc(value: datetime | None, with_time: bool = True) -> str:
     """Format a naive-UTC timestamp as '2025-03-01 14:00 UTC'."""
     if value is None:
         return "—"
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%d %H:%M UTC" if with_time else "%Y-%m-%d")
+    return _naive_utc(value).strftime("%Y-%m-%d %H:%M UTC" if with_time else "%Y-%m-%d")
 
 
 def isoutc(value: datetime | None) -> str:
     """Format a naive-UTC timestamp as ISO 8601 with a Z, for <time datetime=...>."""
     if value is None:
         return ""
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _naive_utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _naive_utc(value: datetime) -> datetime:
+    """Return value as naive UTC (aware timestamps converted, naive ones taken as UTC already)."""
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
 
 
 def metric_name(key: str) -> str:
