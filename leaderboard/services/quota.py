@@ -90,15 +90,9 @@ def charge(ctx: ServiceContext, *, phase: Phase, user: User, now: datetime | Non
     day = utc_day(now)
     _insert_missing(ctx.session, phase_id=phase.id, user_id=user.id, days=(day, TOTAL))
     if not _take(ctx.session, phase_id=phase.id, user_id=user.id, day=day, limit=phase.max_per_day):
-        raise QuotaExceeded(
-            f"You have used all {phase.max_per_day} submissions of today (UTC) in this phase; "
-            f"the quota resets at {next_reset(now):%Y-%m-%d %H:%M} UTC.",
-            resets_at=next_reset(now),
-        )
+        raise _daily_exceeded(phase, resets_at=next_reset(now))
     if not _take(ctx.session, phase_id=phase.id, user_id=user.id, day=TOTAL, limit=phase.max_total):
-        raise QuotaExceeded(
-            f"You have used all {phase.max_total} submissions allowed in this phase.", resets_at=None
-        )
+        raise _total_exceeded(phase)
     return day
 
 
@@ -106,13 +100,9 @@ def check_available(ctx: ServiceContext, *, phase: Phase, user: User, now: datet
     """Raise QuotaExceeded when nothing is left (a cheap early check; charge is the real guard)."""
     status = quota_status(ctx, phase=phase, user=user, now=now)
     if status.remaining_total == 0:
-        raise QuotaExceeded(f"You have used all {phase.max_total} submissions allowed in this phase.", None)
+        raise _total_exceeded(phase)
     if status.remaining_today == 0:
-        raise QuotaExceeded(
-            f"You have used all {phase.max_per_day} submissions of today (UTC) in this phase; "
-            f"the quota resets at {status.resets_at:%Y-%m-%d %H:%M} UTC.",
-            resets_at=status.resets_at,
-        )
+        raise _daily_exceeded(phase, resets_at=status.resets_at)
 
 
 def refund(ctx: ServiceContext, *, submission: Submission) -> None:
@@ -132,6 +122,20 @@ def refund(ctx: ServiceContext, *, submission: Submission) -> None:
             .execution_options(synchronize_session=False)
         )
     submission.quota_day = None
+
+
+def _daily_exceeded(phase: Phase, *, resets_at: datetime) -> QuotaExceeded:
+    """Return the error of a used-up daily limit, saying when it resets."""
+    return QuotaExceeded(
+        f"You have used all {phase.max_per_day} submissions of today (UTC) in this phase; "
+        f"the quota resets at {resets_at:%Y-%m-%d %H:%M} UTC.",
+        resets_at=resets_at,
+    )
+
+
+def _total_exceeded(phase: Phase) -> QuotaExceeded:
+    """Return the error of a used-up total limit (it never resets)."""
+    return QuotaExceeded(f"You have used all {phase.max_total} submissions allowed in this phase.", resets_at=None)
 
 
 def _insert_missing(session: Session, *, phase_id: int, user_id: int, days: tuple[str, ...]) -> None:
