@@ -1,16 +1,22 @@
 """Tailboard's scoring library: read prediction files, validate them, compute metrics.
 
-Pure Python over numpy and pyarrow; it never imports the web stack.
+The pipeline, one package a step: ``scoring.labels`` (read and check a hidden label
+file), ``scoring.predictions`` (read and validate a participant's file against it),
+``scoring.metrics`` (the metric registry, slice counts, intervals, curves), then
+``scoring.evaluate`` builds the result object. ``scoring.importers`` turns a
+benchmark's released files into phase files. Pure Python over numpy and pyarrow; it
+never imports the web stack.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scoring.bounded import FileTooLarge, read_bounded
 from scoring.config import load_config
 from scoring.evaluate import evaluate
 from scoring.labels import LabelSet, load_labels
-from scoring.metrics import METRICS
+from scoring.metrics import METRICS, UnknownMetricError, get_metric, higher_is_better, metric_label
 from scoring.types import (
     ABSTAIN,
     LabelFileError,
@@ -27,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ABSTAIN",
     "METRICS",
+    "FileTooLarge",
     "LabelFileError",
     "LabelSet",
     "PhaseConfig",
@@ -34,9 +41,14 @@ __all__ = [
     "Predictions",
     "Problem",
     "ScoringError",
+    "UnknownMetricError",
     "evaluate",
+    "get_metric",
+    "higher_is_better",
     "load_config",
     "load_labels",
+    "metric_label",
+    "read_bounded",
     "read_predictions",
 ]
 

@@ -1,8 +1,6 @@
-"""Run the scoring command line: ``python -m scoring``."""
+"""Run the scoring command line: ``python -m scoring`` (exit codes 0, 2, 3; see scoring.cli)."""
 
-import sys
-
-from scoring.cli import main, refuse_pandas
+from scoring.cli import refuse_pandas, run_and_exit
 
 refuse_pandas()
-sys.exit(main())
+run_and_exit()

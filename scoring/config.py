@@ -10,19 +10,32 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from scoring.metrics import METRICS
+from scoring.public_fields import check_public_fields
 from scoring.types import (
     BINARY_OPTIONS,
+    DEFAULT_MIN_SLICE_ITEMS,
     LabelFileError,
     MissingIds,
     PhaseConfig,
+    PublicFeedback,
     TaskType,
 )
+from scoring.views import check_path, check_views
 
-CONFIG_KEYS = ("task_type", "options", "primary_metric", "breakdowns", "popularity", "missing_ids")
+PROBING_KEYS = ("min_slice_items", "public_feedback", "ladder_step", "min_answered")
+"""The probing-defence settings of SPEC §12; the platform may change them after a phase exists."""
+ENTRY_KEYS = ("max_methods", "final_selections")
+"""The entry settings of SPEC §9; like the probing settings, editable after a phase exists."""
+CONFIG_KEYS = ("task_type", "options", "primary_metric", "breakdowns", "popularity", "missing_ids", *PROBING_KEYS,
+               "public_fields", "views", *ENTRY_KEYS)
+DEFAULT_MAX_METHODS = 3
 TASK_TYPES = ("binary", "multiple_choice")
 MISSING_IDS = ("abstain", "error")
+PUBLIC_FEEDBACK = ("exact", "ladder")
 RESERVED_FIELDS = ("id", "label")
+
+ConfigSource = PhaseConfig | Mapping[str, Any] | str | os.PathLike[str] | None
+"""What a phase config may be given as: checked, a raw object, a JSON file's path, or nothing (inferred)."""
 
 BINARY_WORDS: dict[str, int] = {"false": 0, "no": 0, "0": 0, "true": 1, "yes": 1, "1": 1}
 """Spellings of a binary gold label (compared after trimming and lower-casing)."""
@@ -60,7 +73,7 @@ def infer_config(label_values: Iterable[object]) -> PhaseConfig:
         highest = max(x for x in letters if x is not None)
         options = tuple(string.ascii_uppercase[: string.ascii_uppercase.index(highest) + 1])
         return PhaseConfig(task_type="multiple_choice", options=options)
-    odd = [v for v, x in zip(values, letters) if x is None and binary_code(v) is None]
+    odd = [v for v, x in zip(values, letters, strict=True) if x is None and binary_code(v) is None]
     if not odd:
         raise LabelFileError("cannot infer the task type: some labels are yes/no and others letters; "
                              "give a phase config with task_type")
@@ -120,15 +133,64 @@ def _check(raw: Mapping[str, Any], hint: list[object] | None) -> PhaseConfig:
         raise LabelFileError(f"phase config: unknown key(s) {unknown}; valid keys: {', '.join(CONFIG_KEYS)}")
     task_type, options = _task(raw, hint)
     head_min, tail_max = _popularity(raw.get("popularity"))
+    breakdowns = _breakdowns(raw.get("breakdowns", ["category"]))
     return PhaseConfig(
         task_type=task_type,
         options=options,
-        primary_metric=_primary_metric(raw.get("primary_metric", "accuracy")),
-        breakdowns=_breakdowns(raw.get("breakdowns", ["category"])),
+        primary_metric=check_path(raw.get("primary_metric", "accuracy"), key="primary_metric"),
+        views=check_views(raw.get("views")),
+        breakdowns=breakdowns,
+        public_fields=check_public_fields(raw.get("public_fields"), breakdowns=breakdowns),
         head_min=head_min,
         tail_max=tail_max,
         missing_ids=cast(MissingIds, _choice(raw.get("missing_ids", "abstain"), "missing_ids", MISSING_IDS)),
+        **probing_settings(raw),
+        **entry_settings(raw),
     )
+
+
+def entry_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the checked SPEC §9 settings: max_methods (>= 1, default 3), final_selections (>= 1 or null)."""
+    return {
+        "max_methods": _whole(raw.get("max_methods", DEFAULT_MAX_METHODS), "max_methods", nullable=False),
+        "final_selections": _whole(raw.get("final_selections"), "final_selections", nullable=True),
+    }
+
+
+def probing_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the checked SPEC §12 settings of a raw config object, defaults filled in.
+
+    ``min_slice_items`` is a whole number >= 1; ``public_feedback`` is exact or ladder;
+    ``ladder_step`` is null (the default step) or a number in (0, 1]; ``min_answered``
+    is null (no minimum) or a whole number >= 1. Each error names its key.
+    """
+    feedback = _choice(raw.get("public_feedback", "exact"), "public_feedback", PUBLIC_FEEDBACK)
+    step = raw.get("ladder_step")
+    if step is not None and (not _is_number(step) or not 0 < step <= 1):
+        raise LabelFileError(f"phase config: ladder_step must be a number above 0 and at most 1 "
+                             f"(or null for the default), not {step!r}")
+    return {
+        "min_slice_items": _whole(raw.get("min_slice_items", DEFAULT_MIN_SLICE_ITEMS), "min_slice_items",
+                                  nullable=False),
+        "public_feedback": cast(PublicFeedback, feedback),
+        "ladder_step": None if step is None else float(step),
+        "min_answered": _whole(raw.get("min_answered"), "min_answered", nullable=True),
+    }
+
+
+def _is_number(value: object) -> bool:
+    """Return whether value is a finite JSON number (booleans are not numbers here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _whole(value: object, key: str, *, nullable: bool) -> Any:
+    """Return value as an int >= 1 (None allowed when nullable), or raise naming the key."""
+    if value is None and nullable:
+        return None
+    if not _is_number(value) or int(cast(float, value)) != value or cast(float, value) < 1:
+        tail = " (or null for none)" if nullable else ""
+        raise LabelFileError(f"phase config: {key} must be a whole number of at least 1{tail}, not {value!r}")
+    return int(cast(float, value))
 
 
 def breakdown_fields(raw: Mapping[str, Any]) -> tuple[str, ...]:
@@ -177,15 +239,6 @@ def _options(options: object) -> tuple[str, ...]:
     if len({o.lower() for o in cleaned}) != len(cleaned):
         raise LabelFileError("phase config: options must be distinct (compared case-insensitively)")
     return cleaned
-
-
-def _primary_metric(name: object) -> str:
-    """Return the primary metric name if the registry has it."""
-    if not isinstance(name, str) or name not in METRICS:
-        raise LabelFileError(
-            f"phase config: primary_metric {name!r} is not a metric; valid metrics: {', '.join(METRICS)}"
-        )
-    return name
 
 
 def _breakdowns(fields: object) -> tuple[str, ...]:

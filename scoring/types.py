@@ -1,4 +1,4 @@
-"""Shared value types of the scoring library: phase config, problems, errors, predictions.
+"""Shared value types of the scoring library: phase config, problems, errors, predictions, buckets.
 
 The label set lives in ``scoring.labels`` (it owns the arrow/numpy layout of items);
 everything here is small and dependency-free apart from numpy.
@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 TaskType = Literal["binary", "multiple_choice"]
 MissingIds = Literal["abstain", "error"]
+PublicFeedback = Literal["exact", "ladder"]
 
 BINARY_OPTIONS: tuple[str, ...] = ("false", "true")
 """Class codes of a binary task: 0 is false, 1 is true (the positive class)."""
@@ -23,6 +24,15 @@ ABSTAIN: int = -1
 
 MAX_LISTED_PROBLEMS = 50
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
+DEFAULT_MIN_SLICE_ITEMS = 25
+"""SPEC §12: answered items a slice of a hidden split needs before a participant sees it."""
+
+NO_BUCKET, TAIL, TORSO, HEAD = -1, 0, 1, 2
+BUCKET_NAMES: dict[int, str] = {HEAD: "head", TORSO: "torso", TAIL: "tail"}
+"""Popularity bucket codes and names (SPEC §2.1), in the order results list them."""
+
+SPLIT_NAMES: tuple[str, ...] = ("public", "private")
+"""The leaderboards an item can count on (SPEC §2.1); an item's split code is its index here."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,16 @@ class PhaseConfig:
     head_min: float | None = None
     tail_max: float | None = None
     missing_ids: MissingIds = "abstain"
+    # Probing defences (SPEC §12); the platform applies them, scoring only checks min_answered.
+    min_slice_items: int = DEFAULT_MIN_SLICE_ITEMS
+    public_feedback: PublicFeedback = "exact"
+    ladder_step: float | None = None  # None: max(0.001, 1/sqrt(public items))
+    min_answered: int | None = None
+    public_fields: tuple[str, ...] = ()  # fields the organizer marks public beyond the allow list (public_fields.py)
+    views: tuple[Any, ...] = ()  # scoring.views.View objects (SPEC §8.2); empty: one "Overall" view
+    # Entries (SPEC §9): methods per team or user, and final selections (None: no selection).
+    max_methods: int = 3
+    final_selections: int | None = None
 
 
 @dataclass(frozen=True)

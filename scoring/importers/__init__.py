@@ -17,9 +17,16 @@ from typing import Any, TextIO
 
 from scoring.importers import colota, comparisonqa, creak, tgcsr
 from scoring.importers.common import (
-    Conversion, ImporterError, ImportReport, ImportUsageError, OutputError, ReportEntry,
-    SourceFormatError, check_conversion, write_outputs,
+    Conversion,
+    ImporterError,
+    ImportReport,
+    ImportUsageError,
+    OutputError,
+    ReportEntry,
+    SourceFormatError,
+    check_conversion,
 )
+from scoring.importers.outputs import write_outputs
 
 __all__ = [
     "FORMATS", "ImportReport", "ImportUsageError", "ImporterError", "OutputError",

@@ -1,21 +1,19 @@
-"""Shared pieces of the importers: report entries, conversions, readers and atomic writes.
+"""What every importer makes: report entries, the conversion, the phase config, and the rules it must keep.
 
-An importer reads a whole source into a ``Conversion`` (output records, phase config,
-one report entry per record) before anything is written, so a source that is not in
-the expected format leaves OUTDIR untouched.
+An importer reads a whole source (``scoring.importers.sources``) into a ``Conversion``
+(output records, phase config, one report entry per record) before anything is
+written (``scoring.importers.outputs``), so a source that is not in the expected
+format leaves OUTDIR untouched.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from scoring.public_fields import check_public_fields, public_field_names
 from scoring.types import ScoringError
 
 Action = Literal["kept", "changed", "skipped"]
@@ -28,15 +26,10 @@ REPORT = "report.jsonl"
 TRAIN = "train.jsonl"
 OUTPUT_NAMES = (QUESTIONS, LABELS, PHASE, REPORT, TRAIN)
 
-FORBIDDEN_QUESTION_KEYS = frozenset(
-    {"label", "labels", "gt", "answer", "explanation", "inference_rule", "reasoning_steps",
-     "kg_triples", "original"}
-)
-"""Keys a public questions file never carries: the label, and fields that give it away.
-
-``kg_triples`` (CoLoTa) state the facts the answer is derived from, and ``original``
-links a CoLoTa item to a popular original whose answer is public elsewhere.
-"""
+# What a questions file may carry is scoring.public_fields' allow list, the one the platform
+# derives questions with: each importer names its question text fields in phase.json's
+# "public_fields"; anything else (CoLoTa's kg_triples, which state the facts the answer
+# follows from, or its original, which links to an original whose answer is public) stays out.
 
 
 class ImporterError(ScoringError):
@@ -141,87 +134,33 @@ def entry(action: Action, source_id: Any, item_id: str | None, notes: list[str] 
     return ReportEntry(action=action, source_id=sid, id=item_id, reason=reason, **where)
 
 
-def phase_config(task_type: str, *, breakdowns: list[str], options: list[str] | None = None,
-                 popularity: Record | None = None) -> Record:
-    """Return a SPEC §2.2 phase config."""
+def phase_config(task_type: str, *, breakdowns: list[str], public_fields: list[str],
+                 options: list[str] | None = None, popularity: Record | None = None,
+                 primary_metric: str = "accuracy", views: list[Record] | None = None) -> Record:
+    """Return a SPEC §2.2 phase config; public_fields names the question fields besides the allow list."""
     config: Record = {"task_type": task_type}
     if options is not None:
         config["options"] = options
-    config.update(primary_metric="accuracy", breakdowns=breakdowns)
+    config.update(primary_metric=primary_metric, breakdowns=breakdowns)
     if popularity is not None:
         config["popularity"] = popularity
     config["missing_ids"] = "abstain"
+    config["public_fields"] = list(check_public_fields(public_fields, breakdowns=breakdowns))
+    if views:
+        config["views"] = views
     return config
 
 
-def read_text(path: Path) -> str:
-    """Return a source file's text (UTF-8, BOM allowed) or raise SourceFormatError."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SourceFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SourceFormatError(f"{path.name} is not UTF-8 text (byte {exc.start})") from exc
+def view(name: str, metric: str, columns: list[str]) -> Record:
+    """Return one leaderboard view of a phase config (SPEC §8.2)."""
+    return {"name": name, "metric": metric, "columns": columns}
 
 
-def read_json_lines(path: Path, what: str, *, parse_constant: Any = None) -> list[tuple[int, Any]]:
-    """Return (1-based line, value) for every non-blank line of a JSON Lines file."""
-    text = read_text(path)
-    if text.lstrip().startswith("["):
-        raise SourceFormatError(f"{path.name} is one JSON array; {what} files are JSON Lines")
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append((number, json.loads(line, parse_constant=parse_constant)))
-        except json.JSONDecodeError as exc:
-            raise SourceFormatError(
-                f"{path.name} line {number} is not JSON ({exc.msg}); expected {what} JSON Lines"
-            ) from exc
-    if not out:
-        raise SourceFormatError(f"{path.name} has no records")
-    return out
-
-
-def read_json_array(path: Path, what: str) -> list[Any]:
-    """Return the elements of a file that holds one JSON array."""
-    try:
-        value = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise SourceFormatError(
-            f"{path.name} is not one JSON document (line {exc.lineno}: {exc.msg}); "
-            f"{what} files are one JSON array"
-        ) from exc
-    if not isinstance(value, list):
-        raise SourceFormatError(f"{path.name} holds a JSON {type(value).__name__}, "
-                                f"not the JSON array of a {what} file")
-    if not value:
-        raise SourceFormatError(f"{path.name} has no records")
-    return value
-
-
-def require_keys(records: list[tuple[int, Any]], keys: tuple[str, ...], what: str, *,
-                 name: str, unit: str) -> None:
-    """Raise SourceFormatError unless every record is an object with ``keys``."""
-    for where, record in records:
-        if not isinstance(record, dict):
-            raise SourceFormatError(f"{name} {unit} {where} is not a JSON object; "
-                                    f"not a {what} file")
-        missing = [k for k in keys if k not in record]
-        if missing:
-            raise SourceFormatError(f"{name} {unit} {where} has no {', '.join(missing)}; "
-                                    f"not a {what} file")
-
-
-def first_seen(ids: list[str]) -> dict[str, int]:
-    """Map each id to the position of its first occurrence in ``ids``."""
-    seen: dict[str, int] = {}
-    for position, item_id in enumerate(ids):
-        seen.setdefault(item_id, position)
-    return seen
+def question_fields(phase: Record | None) -> frozenset[str]:
+    """Return the fields a questions record may carry under an importer's phase config."""
+    if phase is None:
+        return public_field_names()
+    return public_field_names(breakdowns=phase.get("breakdowns", ()), marked=phase.get("public_fields", ()))
 
 
 def check_conversion(conv: Conversion) -> None:
@@ -232,59 +171,8 @@ def check_conversion(conv: Conversion) -> None:
     if repeated or any("label" not in r for r in labels):
         raise RuntimeError(f"importer bug: label ids repeated or labels missing {repeated[:5]}")
     questions = conv.files.get(QUESTIONS, [])
-    leaked = {k for r in questions for k in r} & FORBIDDEN_QUESTION_KEYS
+    leaked = {k for r in questions for k in r} - question_fields(conv.phase)
     if leaked:
-        raise RuntimeError(f"importer bug: questions carry {sorted(leaked)}")
+        raise RuntimeError(f"importer bug: questions carry {sorted(leaked)}, which are not public")
     if LABELS in conv.files and [r["id"] for r in questions] != [r["id"] for r in labels]:
         raise RuntimeError("importer bug: questions and labels list different ids")
-
-
-def write_outputs(conv: Conversion, outdir: Path) -> tuple[tuple[str, int | None], ...]:
-    """Write the conversion into OUTDIR atomically per file; return (name, count) written.
-
-    Files go to a temporary directory first. A new OUTDIR is renamed into place whole;
-    in an existing one each file is replaced, and outputs of an earlier import that
-    this one does not produce (say labels.jsonl after importing a file without labels)
-    are removed so they cannot be mistaken for this import's.
-    """
-    written: list[tuple[str, int | None]] = [(n, len(r)) for n, r in conv.files.items()]
-    if conv.phase is not None:
-        written.append((PHASE, None))
-    written.append((REPORT, len(conv.entries)))
-    fresh = not outdir.exists()
-    try:
-        parent = outdir.parent if fresh else outdir
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = parent / f".{outdir.name}.import-{uuid.uuid4().hex}"
-        tmp.mkdir()  # not mkdtemp: its 0700 mode would stick to a new OUTDIR
-    except OSError as exc:
-        raise OutputError(f"cannot write to {outdir}: {exc.strerror or exc}") from exc
-    try:
-        _write_all(conv, tmp)
-        if fresh:
-            os.rename(tmp, outdir)
-            return tuple(written)
-        for name, _ in written:
-            os.replace(tmp / name, outdir / name)
-        for stale in set(OUTPUT_NAMES) - {name for name, _ in written}:
-            (outdir / stale).unlink(missing_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot write to {outdir}: {exc.strerror or exc}") from exc
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return tuple(written)
-
-
-def _write_all(conv: Conversion, directory: Path) -> None:
-    for name, records in conv.files.items():
-        _write_jsonl(directory / name, records)
-    if conv.phase is not None:
-        text = json.dumps(conv.phase, indent=2, ensure_ascii=False) + "\n"
-        (directory / PHASE).write_text(text, encoding="utf-8")
-    _write_jsonl(directory / REPORT, [e.to_json() for e in conv.entries])
-
-
-def _write_jsonl(path: Path, records: list[Record]) -> None:
-    with path.open("w", encoding="utf-8", newline="\n") as out:
-        for record in records:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -4,8 +4,13 @@
 same abstract question asked about a popular and an obscure entity). The label is
 the answer's letter; ``hypernym`` becomes ``category``; the DBpedia relationship
 count becomes a numeric ``popularity``, bucketed by the paper's thresholds in
-phase.json (head from 185, tail up to 107). Public questions keep the question
-text, the options and the entity URI.
+phase.json: the paper calls an entity high-frequency "above 185" relationships and
+low-frequency "below 107", and counts are integers, so ``head_min`` 186 and
+``tail_max`` 106 (SPEC §4). Public questions keep the question text, the options and
+the entity URI.
+
+The phase ranks by accuracy; its view shows head and tail accuracy, their gap and
+the pair table (both right, head only, tail only, neither) as columns.
 """
 
 from __future__ import annotations
@@ -13,13 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scoring.importers.common import (
-    LABELS, QUESTIONS, Action, Conversion, Record, entry, phase_config, read_json_array,
-    require_keys,
-)
+from scoring.importers.common import LABELS, QUESTIONS, Action, Conversion, Record, entry, phase_config, view
+from scoring.importers.sources import read_json_array, require_keys
 
 OPTIONS = ["A", "B", "C", "D"]
-HEAD_MIN, TAIL_MAX = 185, 107
+HEAD_MIN, TAIL_MAX = 186, 106
 SIDES = ("high", "low")
 
 
@@ -54,8 +57,22 @@ def convert(source: Path) -> Conversion:
     conv.files.setdefault(QUESTIONS, [])
     conv.files.setdefault(LABELS, [])
     conv.phase = phase_config("multiple_choice", options=OPTIONS, breakdowns=["category"],
-                              popularity={"head_min": HEAD_MIN, "tail_max": TAIL_MAX})
+                              public_fields=["question", "options", "entity"],
+                              popularity={"head_min": HEAD_MIN, "tail_max": TAIL_MAX},
+                              views=_views(conv.files[LABELS]))
     return conv
+
+
+def _views(labels: list[Record]) -> list[Record] | None:
+    """Return the view with head and tail accuracy, their gap and the pair shares (what the file has)."""
+    counts = [r["popularity"] for r in labels if "popularity" in r]
+    head, tail = any(c >= HEAD_MIN for c in counts), any(c <= TAIL_MAX for c in counts)
+    columns = [f"popularity.{side}.accuracy" for side, has in (("head", head), ("tail", tail)) if has]
+    if head and tail:
+        columns.append("popularity.gap.accuracy")
+    if any("pair" in r for r in labels):
+        columns += ["pairs.both_correct", "pairs.head_only", "pairs.tail_only", "pairs.neither"]
+    return [view("Overall", "accuracy", columns)] if columns else None
 
 
 def _item(record: Record, pair: str, side: str) -> tuple[Record, str, list[str]] | str:

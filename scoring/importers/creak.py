@@ -2,7 +2,12 @@
 
 Three kinds of file, told apart by content, not by name:
 - labelled evaluation data (``dev.json``, ``contrast_set.json``): hidden labels;
-  the contrast set's ``pair_id`` becomes ``group`` (contrast consistency);
+  the contrast set's ``pair_id`` becomes ``group``, so ``group_accuracy`` is contrast
+  consistency (both claims of a pair right). Only a ``pair_id`` with exactly two claims
+  is a pair: the claims of a one-claim or three-claim ``pair_id`` (``p_18``, ``p_74``)
+  get no group (reported ``changed``, with the reason) and still count in accuracy. A
+  contrast set's phase has two views: accuracy with contrast consistency beside it, and
+  the same ranked by contrast consistency;
 - ``test_without_labels.json`` (no record has a label): questions.jsonl and
   phase.json only, no labels.jsonl;
 - ``train.json`` (every ``ex_id`` starts with ``train_``): public training data,
@@ -16,23 +21,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scoring.importers.common import (
-    LABELS, QUESTIONS, TRAIN, Conversion, Record, entry, first_seen, phase_config,
-    read_json_lines, require_keys,
-)
+from scoring.importers.common import LABELS, QUESTIONS, TRAIN, Conversion, Record, entry, phase_config, view
+from scoring.importers.sources import first_seen, read_json_lines, require_keys
 
 QUESTION_KEYS = ("sentence", "entity", "en_wiki_pageid", "entity_mention_loc")
 LABEL_WORDS = {"true": True, "false": False}
+CONTRAST_VIEWS = [view("Overall", "accuracy", ["group_accuracy"]),
+                  view("Contrast consistency", "group_accuracy", ["accuracy"])]
 
 
 @dataclass
 class _Item:
+    """One usable CREAK record, in file order."""
+
     line: int
     source_id: str
     question: Record
     label: bool | None
     explanation: Any = None
     notes: list[str] = field(default_factory=list)
+    ungrouped: bool = False  # its pair_id does not name two claims: no group
 
 
 def convert(source: Path) -> Conversion:
@@ -45,20 +53,22 @@ def convert(source: Path) -> Conversion:
     items = _items(records, conv, questions_only=not has_labels)
     _note_duplicate_sentences(items)
     _note_contrast_groups(items)
+    contrast = any("group" in it.question for it in items)
     if public:
         conv.files[TRAIN] = [_public_record(it) for it in items]
         conv.notes.append("training data (every ex_id starts with train_): wrote train.jsonl "
                           "with labels and explanations for publishing; no hidden labels")
     else:
         conv.files[QUESTIONS] = [it.question for it in items]
-        conv.phase = phase_config("binary", breakdowns=[])
+        conv.phase = phase_config("binary", breakdowns=[], public_fields=list(QUESTION_KEYS),
+                                  views=CONTRAST_VIEWS if contrast else None)
     if has_labels and not public:
         conv.files[LABELS] = [_label_record(it) for it in items]
     elif not has_labels:
         conv.notes.append("no record has a label (CREAK never released test labels): "
                           "wrote questions.jsonl and phase.json only, no labels.jsonl")
-    conv.entries.extend(entry("kept", it.source_id, it.source_id, it.notes, line=it.line)
-                        for it in items)
+    conv.entries.extend(entry("changed" if it.ungrouped else "kept", it.source_id, it.source_id, it.notes,
+                              line=it.line) for it in items)
     conv.entries.sort(key=lambda e: e.line or 0)
     return conv
 
@@ -102,7 +112,7 @@ def _note_duplicate_sentences(items: list[_Item]) -> None:
 
 
 def _note_contrast_groups(items: list[_Item]) -> None:
-    """Note contrast groups that are not one true and one false claim."""
+    """Take the group off claims whose pair_id is not two claims; note pairs of two claims with one label."""
     groups: dict[str, list[_Item]] = defaultdict(list)
     for it in items:
         if "group" in it.question:
@@ -110,7 +120,11 @@ def _note_contrast_groups(items: list[_Item]) -> None:
     for group, members in groups.items():
         ids = ", ".join(m.source_id for m in members)
         if len(members) != 2:
-            note = f"contrast pair {group} has {len(members)} member(s) ({ids}); kept as released"
+            note = (f"contrast pair {group} has {len(members)} claim(s) ({ids}): not a pair, "
+                    "so no group (not counted in contrast consistency; still scored)")
+            for m in members:
+                del m.question["group"]
+                m.ungrouped = True
         elif members[0].label is not None and members[0].label == members[1].label:
             note = f"contrast pair {group} has two claims with the same label ({ids})"
         else:
@@ -120,6 +134,7 @@ def _note_contrast_groups(items: list[_Item]) -> None:
 
 
 def _label_record(it: _Item) -> Record:
+    """Return an item's labels.jsonl record: id, label, and the contrast pair as group."""
     record: Record = {"id": it.source_id, "label": it.label}
     if "group" in it.question:
         record["group"] = it.question["group"]
@@ -127,4 +142,5 @@ def _label_record(it: _Item) -> Record:
 
 
 def _public_record(it: _Item) -> Record:
+    """Return an item's train.jsonl record: the question with its label and explanation (public training data)."""
     return {**it.question, "label": it.label, "explanation": it.explanation}

@@ -10,6 +10,10 @@ leave-one-out label in ``gt`` instead, and the same majority rule applies to tho
 (on the released files it gives the same labels). The files hold bare ``NaN``
 tokens, which are read as missing votes. ``agreement`` (unanimous, majority, tie)
 goes into labels.jsonl as an extra breakdown field.
+
+Like the paper, the phase ranks by ``f1`` (positive class: a right candidate) and its
+one view shows accuracy, group accuracy (every candidate of a question right) and the
+F1 of each Gordon–Hobbs category as columns.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scoring.importers.common import (
-    LABELS, QUESTIONS, Conversion, Record, entry, phase_config, read_json_lines, require_keys,
-)
+from scoring.importers.common import LABELS, QUESTIONS, Conversion, Record, entry, phase_config, view
+from scoring.importers.sources import read_json_lines, require_keys
 
 VOTE_KEYS = ("labels", "gt")
+CATEGORY_COLUMNS = 10  # with accuracy and group accuracy: the 12 columns a view may have
 
 
 def convert(source: Path) -> Conversion:
@@ -55,8 +59,20 @@ def convert(source: Path) -> Conversion:
         conv.entries.append(entry("kept", source_id, source_id, notes, line=line))
     conv.files[QUESTIONS] = questions
     conv.files[LABELS] = labels
-    conv.phase = phase_config("binary", breakdowns=["category"])
+    conv.phase = phase_config("binary", breakdowns=["category"], public_fields=["questionID", "answerID"],
+                              primary_metric="f1", views=_views(labels, conv))
     return conv
+
+
+def _views(labels: list[Record], conv: Conversion) -> list[Record]:
+    """Return the one view: F1, with accuracy, group accuracy and each category's F1 as columns."""
+    categories = sorted({r["category"] for r in labels if "category" in r})
+    if len(categories) > CATEGORY_COLUMNS:
+        conv.notes.append(f"{len(categories)} categories: the view shows the F1 of the first "
+                          f"{CATEGORY_COLUMNS}; the breakdown table shows them all")
+    per_category = [f"breakdowns.category.{c}.f1" for c in categories[:CATEGORY_COLUMNS]]
+    columns = ["accuracy", "group_accuracy"] if labels else []
+    return [view("Overall", "f1", columns + per_category)]
 
 
 def _vote(record: Record) -> tuple[bool | None, str | None, list[str]]:

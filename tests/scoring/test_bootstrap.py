@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from scoring.bootstrap import RESAMPLES, intervals, resample
 from scoring.metrics import METRICS, SliceCounts, point_values
+from scoring.metrics.bootstrap import RESAMPLES, intervals, resample
 
 CELL_METRICS = [m.name for m in METRICS.values() if m.has_ci and m.table == "cells"]
 

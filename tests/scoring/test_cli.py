@@ -54,7 +54,8 @@ def test_evaluate_prints_the_result_object_and_exits_0(files: dict[str, Path]) -
     done = run(*scoring_args("evaluate", files))
     assert done.returncode == 0, done.stderr
     result = one_json_object(done.stdout)
-    assert list(result) == ["n_items", "overall", "breakdowns", "popularity", "warnings"]
+    assert list(result) == ["n_items", "overall", "risk_coverage", "reliability", "breakdowns", "popularity",
+                            "warnings"]
     assert result["overall"]["accuracy"] == 1 / 3
     assert "0.3333333333333333" in done.stdout  # full precision, not rounded
     assert "NaN" not in done.stdout

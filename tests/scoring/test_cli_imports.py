@@ -12,7 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
-    "import runpy, sys\n"
+    "import os, runpy, sys\n"
+    "def _stay(code):  # the CLI leaves with os._exit; stay alive to look at sys.modules\n"
+    "    raise SystemExit(code)\n"
+    "os._exit = _stay\n"
     "sys.argv = ['scoring', *sys.argv[1:]]\n"
     "try:\n"
     "    runpy.run_module('scoring', run_name='__main__', alter_sys=True)\n"
@@ -35,7 +38,8 @@ def test_evaluate_never_imports_pandas(predictions: str, tmp_path: Path) -> None
     pred.write_text(predictions)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for _ in range(2):  # labels parsed, then read from the cache
-        done = subprocess.run([sys.executable, "-c", PROBE, "evaluate", "--labels", str(labels), "--predictions", str(pred)],
+        command = [sys.executable, "-c", PROBE, "evaluate", "--labels", str(labels), "--predictions", str(pred)]
+        done = subprocess.run(command,
                               capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, check=False)
         assert done.stdout.startswith("{"), done.stderr
         assert "PANDAS []" in done.stderr, done.stderr
@@ -53,7 +57,8 @@ def test_library_scoring_of_a_csv_file_never_imports_pandas() -> None:
     code = (
         "import sys\n"
         "from scoring import evaluate, load_labels, read_predictions\n"
-        "labels = load_labels(b'{\"id\": \"a\", \"label\": true, \"category\": \"x\"}\\n{\"id\": \"b\", \"label\": false}\\n')\n"
+        "labels = load_labels(b'{\"id\": \"a\", \"label\": true, \"category\": \"x\"}\\n'\n"
+        "                     b'{\"id\": \"b\", \"label\": false}\\n')\n"
         "evaluate(labels, read_predictions(b'id,prediction,confidence\\na, yes ,0.5\\nb,idk,\\n', labels))\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'dateutil')))\n"
     )

@@ -1,7 +1,8 @@
 """evaluate() agrees with a deliberately naive reading of SPEC §3 on random scenarios.
 
 The reference below shares no code with ``scoring``: it loops over items in plain
-Python, straight from the raw records. Only point values are compared (not intervals).
+Python, straight from the raw records (SPEC §11 in ``long_tail_reference``). Only point
+values are compared (not intervals).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 import random
 from typing import Any
 
+import long_tail_reference as lt
 import numpy as np
 import pytest
 
@@ -88,12 +90,19 @@ def ref_metrics(rows: list[dict[str, Any]], binary: bool, with_confidence: bool)
                     conf = sum(r["conf"] for r in members) / len(members)
                     total += len(members) / len(answered) * abs(acc - conf)
             out["ece"] = total
+        out["aurc"] = lt.aurc(rows)
     out.update(n=n, answered=len(answered), correct=len(correct))
     return out
 
 
-def ref_body(rows: list[dict[str, Any]], breakdowns: list[str], binary: bool, conf: bool) -> dict[str, Any]:
+def ref_body(rows: list[dict[str, Any]], breakdowns: list[str], binary: bool, conf: bool,
+             cuts: list[float] | None) -> dict[str, Any]:
     out: dict[str, Any] = {"n_items": len(rows), "overall": ref_metrics(rows, binary, conf)}
+    if conf:
+        out["risk_coverage"] = lt.risk_coverage(rows)
+        out["reliability"] = lt.reliability(rows)
+    if cuts is not None and any(r["pop"] is not None for r in rows):
+        out["popularity_curve"] = lt.popularity_curve(rows, cuts)
     tables: dict[str, Any] = {}
     for field in breakdowns:
         values: dict[str, list[dict[str, Any]]] = {}
@@ -131,7 +140,8 @@ def ref_body(rows: list[dict[str, Any]], breakdowns: list[str], binary: bool, co
             complete += 1
             head_ok = any(m["bucket"] == "head" and m["answer"] == m["gold"] for m in members)
             tail_ok = any(m["bucket"] == "tail" and m["answer"] == m["gold"] for m in members)
-            key = "both_correct" if head_ok and tail_ok else "head_only" if head_ok else "tail_only" if tail_ok else "neither"
+            key = ("both_correct" if head_ok and tail_ok else "head_only" if head_ok
+                   else "tail_only" if tail_ok else "neither")
             tally[key] += 1
         out["pairs"] = {"n_pairs": complete, **{k: v / complete if complete else None for k, v in tally.items()},
                         "incomplete_pairs": len(pairs) - complete}
@@ -155,15 +165,17 @@ def reference(records: list[dict[str, Any]], config: dict[str, Any], answers: di
             "conf": confidences.get(r["id"]) if confidences else None,
             "group": r.get("group"), "pair": r.get("pair"),
             "bucket": ref_bucket(r.get("popularity"), cuts, thresholds),
+            "pop": r["popularity"] if isinstance(r.get("popularity"), (int, float)) else None,
         })
     breakdowns = config.get("breakdowns", ["category"])
-    out = ref_body(rows, breakdowns, binary, confidences is not None)
+    curve = lt.curve_cuts(numeric)
+    out = ref_body(rows, breakdowns, binary, confidences is not None, curve)
     if any("split" in r for r in records):
         out["splits"] = {}
         for split in ("public", "private"):
             chosen = [row for row in rows if row["record"].get("split", "public") == split]
             if chosen:
-                out["splits"][split] = ref_body(chosen, breakdowns, binary, confidences is not None)
+                out["splits"][split] = ref_body(chosen, breakdowns, binary, confidences is not None, curve)
     return out
 
 
@@ -173,7 +185,8 @@ def reference(records: list[dict[str, Any]], config: dict[str, Any], answers: di
 def scenario(seed: int) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any], dict[str, float] | None]:
     rnd = random.Random(seed)
     binary = seed % 2 == 0
-    config: dict[str, Any] = {"task_type": "binary"} if binary else {"task_type": "multiple_choice", "options": list("ABCD")}
+    config: dict[str, Any] = ({"task_type": "binary"} if binary
+                              else {"task_type": "multiple_choice", "options": list("ABCD")})
     config["breakdowns"] = rnd.choice([["category"], ["category", "domain"], []])
     if rnd.random() < 0.3:
         config["popularity"] = {"head_min": 60, "tail_max": 30}
@@ -217,6 +230,10 @@ def assert_agrees(ours: Any, ref: Any, path: str = "") -> None:
         assert set(ours) - {"ci", "warnings"} == set(ref), f"{path}: {sorted(ours)} vs {sorted(ref)}"
         for key, value in ref.items():
             assert_agrees(ours[key], value, f"{path}.{key}")
+    elif isinstance(ref, list):
+        assert isinstance(ours, list) and len(ours) == len(ref), f"{path}: {ours} vs {ref}"
+        for i, (mine, theirs) in enumerate(zip(ours, ref, strict=False)):
+            assert_agrees(mine, theirs, f"{path}[{i}]")
     elif ref is None or isinstance(ours, bool):
         assert ours == ref, path
     else:

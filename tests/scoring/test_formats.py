@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring import formats
-from scoring.formats import Document, load_document, sniff
+from scoring.bounded import FileTooLarge
+from scoring.predictions import formats
+from scoring.predictions.formats import Document, load_document, sniff
 from scoring.types import PredictionFileError
 
 CSV = b"id,prediction\nq1,true\n"
@@ -136,7 +137,7 @@ def test_stream_is_read_only_one_byte_past_the_limit() -> None:
 
 
 def test_limit_is_shown_in_mebibytes() -> None:
-    assert "100 MiB" in formats.too_large(100 * 1024 * 1024).problems[0].message
+    assert "100 MiB" in FileTooLarge(100 * 1024 * 1024).problems[0].message
 
 
 def test_path_and_pathlike_sources_are_read(tmp_path: Path) -> None:

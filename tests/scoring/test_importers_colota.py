@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from scoring.importers import ImportUsageError, SourceFormatError, colota_originals, run_import
+from scoring.importers import ImportUsageError, SourceFormatError, run_import
+from scoring.importers.colota import linkage as colota_linkage
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "importers"
@@ -141,7 +142,7 @@ def test_too_few_exact_matches_leave_records_unlinked(tmp_path: Path) -> None:
 
 def test_closest_text_links_or_refuses_when_the_rule_holds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(colota_originals, "EXACT_SHARE", 0.5)
+    monkeypatch.setattr(colota_linkage, "EXACT_SHARE", 0.5)
     report = run_import("colota", FIXTURES / "colota_cv.json", tmp_path / "out",
                         originals=FIXTURES / "colota_cv_original.csv",
                         modified=FIXTURES / "colota_cv_modified.csv")
@@ -176,3 +177,23 @@ def test_a_csv_without_id_and_answer_is_not_an_originals_file(tmp_path: Path) ->
     with pytest.raises(SourceFormatError, match="not a CoLoTa originals CSV"):
         run_import("colota", FIXTURES / "colota_qa.json", tmp_path / "out",
                    originals=FIXTURES / "creak_dev.json")
+
+
+@needs_real
+@pytest.mark.parametrize("task", ["qa", "cv"])
+def test_with_originals_the_phase_ranks_by_tail_accuracy_with_head_and_tail_answer_rates(
+        task: str, tmp_path: Path) -> None:
+    run_import("colota", COLOTA / f"CoLoTa_{task}.json", tmp_path / "out",
+               originals=DATA / f"{task.upper()}-original.csv")
+    phase = json.loads((tmp_path / "out" / "phase.json").read_text())
+    assert phase["primary_metric"] == "popularity.tail.accuracy"
+    assert [(v["name"], v["metric"]) for v in phase["views"]] == [
+        ("Long tail", "popularity.tail.accuracy"), ("Overall", "accuracy")]
+    assert {"popularity.head.answer_rate", "popularity.tail.answer_rate"} <= set(phase["views"][0]["columns"])
+
+
+def test_without_originals_there_is_no_head_column(tmp_path: Path) -> None:
+    run_import("colota", FIXTURES / "colota_qa.json", tmp_path / "out")
+    phase = json.loads((tmp_path / "out" / "phase.json").read_text())
+    assert [v["name"] for v in phase["views"]] == ["Long tail"]
+    assert not any("head" in c for v in phase["views"] for c in v["columns"])

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from scoring.importers import SourceFormatError, run_import
+from scoring.labels import load_labels
+from scoring.types import HEAD, TAIL, TORSO
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "importers"
@@ -45,7 +47,10 @@ def test_phase_config_carries_options_and_the_paper_thresholds(tmp_path: Path) -
     phase = json.loads((tmp_path / "out" / "phase.json").read_text())
     assert phase["task_type"] == "multiple_choice"
     assert phase["options"] == ["A", "B", "C", "D"]
-    assert phase["popularity"] == {"head_min": 185, "tail_max": 107}
+    assert phase["popularity"] == {"head_min": 186, "tail_max": 106}  # "above 185", "below 107", integers
+    assert phase["views"] == [{"name": "Overall", "metric": "accuracy", "columns": [
+        "popularity.head.accuracy", "popularity.tail.accuracy", "popularity.gap.accuracy",
+        "pairs.both_correct", "pairs.head_only", "pairs.tail_only", "pairs.neither"]}]
 
 
 @needs_real
@@ -62,7 +67,7 @@ def test_odd_counts_bad_answers_and_repeats_are_reported(tmp_path: Path) -> None
     report = run_import("comparisonqa", FIXTURES / "comparisonqa_small.json", tmp_path / "out")
     by_item = {(e.index, e.id): (e.action, e.reason) for e in report.entries}
     assert by_item[(1, "Part_2-high")] == (
-        "kept", "high entity has 150 relationships, below head_min 185")
+        "kept", "high entity has 150 relationships, below head_min 186")
     assert by_item[(1, "Part_2-low")] == (
         "changed", "relationship count 'about forty' is not a number: no popularity")
     assert by_item[(2, None)] == ("skipped", "low: answer is not one of the option letters")
@@ -76,3 +81,21 @@ def test_an_object_is_not_a_comparisonqa_file(tmp_path: Path) -> None:
     source.write_text('{"question_id": "x"}', encoding="utf-8")
     with pytest.raises(SourceFormatError, match="not the JSON array"):
         run_import("comparisonqa", source, tmp_path / "out")
+
+
+def test_the_corrected_thresholds_put_185_and_107_in_the_torso(tmp_path: Path) -> None:
+    """The paper's "above 185" and "below 107": 186 is head, 185 and 107 are neither, 106 is tail."""
+    def record(qid: str, high: int, low: int) -> dict[str, Any]:
+        side = {"question": "Which?", "options": {"A": "x", "B": "y"}, "answer": {"A": "x"}}
+        return {"question_id": qid, "hypernym": "Thing", "high_relationshipCount": str(high),
+                "low_relationshipCount": str(low), "high_question": side, "low_question": side}
+    source = tmp_path / "cqa.json"
+    source.write_text(json.dumps([record("a", 186, 106), record("b", 185, 107)]), encoding="utf-8")
+    report = run_import("comparisonqa", source, tmp_path / "out")
+    labels = load_labels(tmp_path / "out" / "labels.jsonl", tmp_path / "out" / "phase.json")
+    buckets = dict(zip(labels.ids.to_pylist(), labels.popularity.tolist(), strict=True))
+    assert (buckets["a-high"], buckets["a-low"]) == (HEAD, TAIL)
+    assert (buckets["b-high"], buckets["b-low"]) == (TORSO, TORSO)
+    notes = {e.id: e.reason for e in report.entries}
+    assert notes["b-high"] == "high entity has 185 relationships, below head_min 186"
+    assert notes["b-low"] == "low entity has 107 relationships, above tail_max 106"

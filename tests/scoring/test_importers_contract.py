@@ -14,7 +14,11 @@ from typing import Any
 import pytest
 
 from scoring.importers import ImportReport, run_import
-from scoring.importers.common import FORBIDDEN_QUESTION_KEYS
+from scoring.importers.common import question_fields
+from scoring.labels import load_labels
+from scoring.producible import check_paths
+from scoring.public_fields import ALWAYS_PUBLIC
+from scoring.views import check_views, config_paths, views_of
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "importers"
@@ -54,6 +58,8 @@ FIXTURE_CASES: dict[str, tuple[str, Path, dict[str, Path]]] = {
     "fx-comparisonqa": ("comparisonqa", FIXTURES / "comparisonqa_small.json", {}),
 }
 ALL_CASES = {**REAL_CASES, **FIXTURE_CASES}
+RANKED_BY = {"creak": "accuracy", "colota": "popularity.tail.accuracy", "tgcsr": "f1", "comparisonqa": "accuracy"}
+"""Each benchmark's paper ranks by this (SPEC §8.1: CoLoTa by tail accuracy, TG-CSR by F1)."""
 needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/datasets is not present")
 CASE_PARAMS = [pytest.param(name, marks=needs_real if name in REAL_CASES else ())
                for name in ALL_CASES]
@@ -81,10 +87,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Import
 def source_record_count(fmt: str, source: Path, options: dict[str, Path]) -> int:
     """Count the records of a source file (plus an originals CSV) independently."""
     text = source.read_text("utf-8")
-    if fmt in ("creak", "tgcsr"):
-        count = sum(1 for line in text.splitlines() if line.strip())
-    else:
-        count = len(json.loads(text))
+    lines = fmt in ("creak", "tgcsr")
+    count = sum(1 for line in text.splitlines() if line.strip()) if lines else len(json.loads(text))
     if "originals" in options:
         rows = options["originals"].read_text("utf-8").splitlines()[1:]
         count += sum(1 for row in rows if row.strip())
@@ -106,7 +110,21 @@ def test_label_file_follows_spec(name: str, imported: dict[str, tuple[ImportRepo
         assert {type(r["label"]) for r in labels} == {bool}
     else:
         assert {r["label"] for r in labels} <= set(phase["options"])
-    assert phase["primary_metric"] == "accuracy"
+    assert phase["primary_metric"] == RANKED_BY[ALL_CASES[name][0]]
+
+
+@pytest.mark.parametrize("name", CASE_PARAMS)
+def test_default_views_rank_by_what_the_label_file_can_produce(
+        name: str, imported: dict[str, tuple[ImportReport, Path]]) -> None:
+    """Every path the importer's phase.json names (primary metric, views, columns) exists for its labels."""
+    _, outdir = imported[name]
+    if not (outdir / "labels.jsonl").exists():
+        pytest.skip("this source has no hidden labels")
+    labels = load_labels(outdir / "labels.jsonl", outdir / "phase.json")
+    config = json.loads((outdir / "phase.json").read_text("utf-8"))
+    views = check_views(config.get("views"))
+    check_paths(labels, config_paths(config["primary_metric"], views))  # raises naming a missing path
+    assert views_of(views, primary_metric=config["primary_metric"])[0].metric == config["primary_metric"]
 
 
 @pytest.mark.parametrize("name", CASE_PARAMS)
@@ -117,10 +135,13 @@ def test_questions_never_carry_a_label_or_answer_field(
         assert (outdir / "train.jsonl").exists()  # public training data only
         return
     questions = jsonl(outdir / "questions.jsonl")
+    phase = json.loads((outdir / "phase.json").read_text("utf-8"))
     keys = {key for record in questions for key in record}
-    assert not keys & FORBIDDEN_QUESTION_KEYS
-    assert not keys & {"label", "answer", "explanation", "inference_rule", "reasoning_steps",
-                       "kg_triples", "gt", "labels"}
+    assert keys <= question_fields(phase)  # the platform's allow list, with the fields phase.json marks public
+    assert not (set(phase["public_fields"]) | keys) & {
+        "label", "split", "answer", "explanation", "inference_rule", "reasoning_steps", "kg_triples", "gt",
+        "labels", "original", "agreement"}
+    assert set(phase["public_fields"]).isdisjoint(ALWAYS_PUBLIC)
     if (outdir / "labels.jsonl").exists():
         assert [q["id"] for q in questions] == [r["id"] for r in jsonl(outdir / "labels.jsonl")]
 

@@ -7,9 +7,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from scoring.evaluate import evaluate
 from scoring.importers import SourceFormatError, run_import
+from scoring.labels import load_labels
+from scoring.types import Predictions
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "importers"
@@ -42,13 +46,38 @@ def test_contrast_pair_id_becomes_group_and_odd_pairs_are_noted(tmp_path: Path) 
     report = run_import("creak", CREAK / "contrast_set.json", tmp_path / "out")
     labels = jsonl(tmp_path / "out" / "labels.jsonl")
     assert len(labels) == 500 and Counter(r["label"] for r in labels) == {True: 250, False: 250}
-    sizes = Counter(r["group"] for r in labels)
-    assert sizes["p_74"] == 3 and sizes["p_18"] == 1 and len(sizes) == 250
+    sizes = Counter(r["group"] for r in labels if "group" in r)
+    assert set(sizes.values()) == {2} and len(sizes) == 248  # p_74 (3 claims) and p_18 (1) are no pairs
+    ungrouped = {r["id"] for r in labels if "group" not in r}
+    assert len(ungrouped) == 4 and "c_331" in ungrouped and "c_467" in ungrouped
     noted = {e.id: e.reason for e in report.entries if e.reason}
     assert {"c_135", "c_237", "c_331", "c_467"} <= set(noted)
-    assert "p_74 has 3 member(s)" in noted["c_331"] and "p_18 has 1 member(s)" in noted["c_467"]
+    assert "p_74 has 3 claim(s)" in noted["c_331"] and "p_18 has 1 claim(s)" in noted["c_467"]
+    assert "not a pair" in noted["c_467"]
+    assert {e.id for e in report.entries if e.action == "changed"} == ungrouped
     assert "same sentence as c_135" in noted["c_237"]
     assert report.skipped == 0
+
+
+@needs_real
+def test_contrast_set_phase_shows_contrast_consistency_over_two_claim_pairs_only(tmp_path: Path) -> None:
+    """group_accuracy is the share of the 248 two-claim pairs with both claims right."""
+    run_import("creak", CREAK / "contrast_set.json", tmp_path / "out")
+    phase = json.loads((tmp_path / "out" / "phase.json").read_text())
+    assert [(v["name"], v["metric"]) for v in phase["views"]] == [
+        ("Overall", "accuracy"), ("Contrast consistency", "group_accuracy")]
+    labels = load_labels(tmp_path / "out" / "labels.jsonl", tmp_path / "out" / "phase.json")
+    records = jsonl(tmp_path / "out" / "labels.jsonl")
+    answers = {r["id"]: r["label"] if r["id"] < "c_2" else not r["label"] for r in records}
+    ids = labels.ids.to_pylist()
+    result = evaluate(labels, Predictions(answer=np.array([int(answers[i]) for i in ids], dtype=np.int8),
+                                          confidence=None, n_predictions=len(ids)))
+    pairs: dict[str, list[bool]] = {}
+    for r in records:
+        if "group" in r:
+            pairs.setdefault(r["group"], []).append(answers[r["id"]] == r["label"])
+    assert len(pairs) == 248
+    assert result["overall"]["group_accuracy"] == sum(all(v) for v in pairs.values()) / 248
 
 
 @needs_real
@@ -91,7 +120,9 @@ def test_explanations_stay_out_of_public_questions(tmp_path: Path) -> None:
     run_import("creak", FIXTURES / "creak_contrast.json", tmp_path / "out")
     questions = jsonl(tmp_path / "out" / "questions.jsonl")
     assert all("explanation" not in q and "label" not in q for q in questions)
-    assert [q["group"] for q in questions][:2] == ["p_1", "p_1"]
+    assert [q.get("group") for q in questions][:2] == ["p_1", "p_1"]
+    assert {q["id"] for q in questions if "group" not in q} == {
+        r["id"] for r in jsonl(tmp_path / "out" / "labels.jsonl") if "group" not in r}
 
 
 def test_contrast_pair_with_equal_labels_is_noted(tmp_path: Path) -> None:

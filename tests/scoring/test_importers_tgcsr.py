@@ -96,3 +96,15 @@ def test_gt_ties_count_as_yes_too(tmp_path: Path) -> None:
 def test_a_creak_file_is_not_a_tgcsr_file(tmp_path: Path) -> None:
     with pytest.raises(SourceFormatError, match="has no questionID, answerID"):
         run_import("tgcsr", FIXTURES / "creak_dev.json", tmp_path / "out")
+
+
+@needs_real
+def test_phase_ranks_by_f1_and_shows_each_categorys_f1(tmp_path: Path) -> None:
+    run_import("tgcsr", JSONL / "camping-mc.jsonl", tmp_path / "out")
+    phase = json.loads((tmp_path / "out" / "phase.json").read_text())
+    categories = sorted({r["category"] for r in jsonl(tmp_path / "out" / "labels.jsonl")})
+    assert phase["primary_metric"] == "f1"
+    (only,) = phase["views"]
+    assert (only["name"], only["metric"]) == ("Overall", "f1")
+    assert only["columns"] == ["accuracy", "group_accuracy", *(f"breakdowns.category.{c}.f1" for c in categories)]
+    assert "breakdowns.category.Physical Entities.f1" in only["columns"]

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_labels import VALID_FILES, _valid_record, assert_same, jsonl
 
-import scoring.labels as labels_module
-from scoring import label_cache
-from scoring.labels import LabelSet, load_labels
+import scoring.labels.loader as labels_module
+from scoring.labels import LabelSet, cache_key, load_labels
+from scoring.labels import cache as label_cache
 from scoring.types import LabelFileError
 
 PLAIN = jsonl(*({"id": f"q{i:07d}", "label": i % 3 == 0, "category": ["x", "y"][i % 2], "popularity": i}
@@ -31,13 +31,13 @@ def entries(directory: Path) -> list[Path]:
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count how often load_labels really parses a file."""
     calls: list[int] = []
-    real = labels_module._build
+    real = labels_module.build_label_set
 
     def build(*args: Any) -> LabelSet:
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(labels_module, "_build", build)
+    monkeypatch.setattr(labels_module, "build_label_set", build)
     return calls
 
 
@@ -80,7 +80,8 @@ def test_second_load_does_not_parse(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert len(calls) == 1
 
 
-def test_changed_file_or_config_misses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, _private_label_cache: Path) -> None:
+def test_changed_file_or_config_misses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                       _private_label_cache: Path) -> None:
     path = tmp_path / "labels.jsonl"
     path.write_bytes(PLAIN)
     calls = count_parses(monkeypatch)
@@ -172,7 +173,8 @@ def test_cli_caches_unless_told_not_to(tmp_path: Path, _private_label_cache: Pat
     env = {**os.environ, "PYTHONPATH": str(root)}
     outputs = []
     for extra in (["--no-cache"], [], []):
-        done = subprocess.run(command + extra, capture_output=True, text=True, cwd=root, env=env, timeout=120, check=False)
+        done = subprocess.run(command + extra, capture_output=True, text=True, cwd=root, env=env, timeout=120,
+                              check=False)
         assert done.returncode == 0, done.stderr
         outputs.append(json.loads(done.stdout))
         assert len(entries(_private_label_cache)) == (0 if extra else 1)
@@ -183,7 +185,7 @@ def test_changed_label_code_misses(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     path = tmp_path / "labels.jsonl"
     path.write_bytes(PLAIN)
     before = label_cache.entry_key(path, None)
-    monkeypatch.setattr(label_cache, "_code_digest", lambda: "other code")
+    monkeypatch.setattr(cache_key, "code_digest", lambda: "other code")
     assert label_cache.entry_key(path, None) not in (None, before)
 
 
@@ -204,12 +206,12 @@ def test_file_changed_during_the_parse_is_not_cached(monkeypatch: pytest.MonkeyP
                                                      _private_label_cache: Path) -> None:
     path = tmp_path / "labels.jsonl"
     path.write_bytes(PLAIN)
-    real = labels_module._build
+    real = labels_module.build_label_set
 
     def build_then_change(*args: Any) -> LabelSet:
         path.write_bytes(PLAIN + jsonl({"id": "new", "label": True}))
         return real(*args)
 
-    monkeypatch.setattr(labels_module, "_build", build_then_change)
+    monkeypatch.setattr(labels_module, "build_label_set", build_then_change)
     load_labels(path, cache=True)
     assert entries(_private_label_cache) == []

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import scoring.labels as labels_module
+import scoring.labels.loader as labels_module
 from scoring.labels import HEAD, TAIL, TORSO, LabelSet, Membership, load_labels
 from scoring.types import LabelFileError, PhaseConfig
 
@@ -29,7 +29,7 @@ def jsonl(*records: dict[str, Any]) -> bytes:
 
 def careful(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make load_labels skip the pyarrow pass, so the line-by-line reader does everything."""
-    monkeypatch.setattr(labels_module, "read_fast", lambda *args: None)
+    monkeypatch.setattr(labels_module, "parse_fast", lambda *args: None)
 
 
 def fast_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,7 +38,7 @@ def fast_only(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any) -> None:
         raise AssertionError("the fast reader fell back to the line-by-line reader")
 
-    monkeypatch.setattr(labels_module, "read_columns", refuse)
+    monkeypatch.setattr(labels_module, "parse_careful", refuse)
 
 
 def assert_same(a: LabelSet, b: LabelSet) -> None:
@@ -57,12 +57,13 @@ def assert_same(a: LabelSet, b: LabelSet) -> None:
 
 def rows(membership: Membership) -> list[tuple[int, str]]:
     """Return the (item, value) rows of a membership table, sorted."""
-    return sorted(zip(membership.items.tolist(), [membership.values[c] for c in membership.codes]))
+    return sorted(zip(membership.items.tolist(), [membership.values[c] for c in membership.codes], strict=False))
 
 
 VALID_FILES: dict[str, tuple[bytes, dict[str, Any] | None]] = {
     "booleans": (jsonl({"id": "a", "label": True}, {"id": "b", "label": False}), None),
-    "yes-no strings": (jsonl({"id": "a", "label": " Yes"}, {"id": "b", "label": "FALSE"}, {"id": "c", "label": "1"}), None),
+    "yes-no strings": (
+        jsonl({"id": "a", "label": " Yes"}, {"id": "b", "label": "FALSE"}, {"id": "c", "label": "1"}), None),
     "numbers 1/0": (jsonl({"id": "a", "label": 1}, {"id": "b", "label": 0}), BINARY),
     "letters": (jsonl({"id": "a", "label": "A"}, {"id": "b", "label": "d"}), None),
     "mc config": (jsonl({"id": "a", "label": "B", "category": "x"}, {"id": "b", "label": "C"}), MC),
@@ -86,7 +87,8 @@ VALID_FILES: dict[str, tuple[bytes, dict[str, Any] | None]] = {
         None,
     ),
     "numeric popularity": (
-        jsonl(*({"id": f"q{i}", "label": i % 2 == 0, "popularity": p} for i, p in enumerate([3, 1, 4, 1, 5, 9, 2.5, 6]))),
+        jsonl(*({"id": f"q{i}", "label": i % 2 == 0, "popularity": p}
+                for i, p in enumerate([3, 1, 4, 1, 5, 9, 2.5, 6]))),
         None,
     ),
     "groups pairs splits": (
@@ -95,20 +97,23 @@ VALID_FILES: dict[str, tuple[bytes, dict[str, Any] | None]] = {
         None,
     ),
     "other breakdown field": (
-        jsonl({"id": "a", "label": True, "domain": "time", "year": 1999}, {"id": "b", "label": True, "domain": "place"}),
+        jsonl({"id": "a", "label": True, "domain": "time", "year": 1999},
+              {"id": "b", "label": True, "domain": "place"}),
         {"task_type": "binary", "breakdowns": ["domain", "category"]},
     ),
     "blank lines and CRLF": (b'{"id": "a", "label": true}\r\n\r\n{"id": "b", "label": false}\r\n\r\n', None),
     "BOM": (b'\xef\xbb\xbf{"id": "a", "label": true}\n', None),
     "number ids": (jsonl({"id": 1, "label": True}, {"id": 22, "label": False}), None),
-    "number ids and groups": (jsonl({"id": -1, "label": True, "group": 7, "pair": 8}, {"id": 22, "label": False}), None),
+    "number ids and groups": (
+        jsonl({"id": -1, "label": True, "group": 7, "pair": 8}, {"id": 22, "label": False}), None),
     "null categories among lists": (
         jsonl({"id": "a", "label": True, "category": "x"}, {"id": "b", "label": True, "category": None},
               {"id": "c", "label": True, "category": ["x", "y"]}),
         None,
     ),
     "unicode": (jsonl({"id": "é", "label": True, "category": "naïve"}), None),
-    "NaN and Infinity inside strings": (jsonl({"id": "NaN", "label": True, "category": "Infinity War", "note": "NaN bread"}), None),
+    "NaN and Infinity inside strings": (
+        jsonl({"id": "NaN", "label": True, "category": "Infinity War", "note": "NaN bread"}), None),
 }
 
 
@@ -220,7 +225,8 @@ def test_reads_a_path(tmp_path: Path) -> None:
         (b'{"id": "a", "label": true}\n{"id": "b", "label": tru}\n', None, "line 2: not valid JSON"),
         (b'{"id": "a", "label": true}\n[1, 2]\n', None, "line 2: expected a JSON object"),
         (b'{"id": "a", "label": true}\n\n{"label": true}\n', None, "line 3: missing id"),
-        (b'{"id": "a", "label": true}\n{"id": "a", "label": false}\n', None, "line 2: duplicate id 'a' (first on line 1)"),
+        (b'{"id": "a", "label": true}\n{"id": "a", "label": false}\n', None,
+         "line 2: duplicate id 'a' (first on line 1)"),
         (b'{"id": "1", "label": true}\n{"id": 1, "label": false}\n', None, "line 2: duplicate id '1'"),
         (b'{"id": true, "label": true}\n', None, "line 1: id must be a non-empty string"),
         (b'{"id": ["a"], "label": true}\n', None, "line 1: id must be a non-empty string"),
@@ -301,7 +307,8 @@ _record = st.fixed_dictionaries(
     optional={
         "label": st.one_of(st.booleans(), st.sampled_from(["yes", "No", "A", "b", "maybe", "1"]), st.integers(0, 2)),
         "category": st.one_of(_scalar, st.lists(st.one_of(_text, st.integers(0, 3)), max_size=3)),
-        "popularity": st.one_of(st.sampled_from(["head", "Torso", "tail", "big"]), st.integers(0, 500), st.floats(0, 500), st.none()),
+        "popularity": st.one_of(st.sampled_from(["head", "Torso", "tail", "big"]), st.integers(0, 500),
+                                st.floats(0, 500), st.none()),
         "group": st.one_of(_text, st.none(), st.integers(0, 3)),
         "pair": st.one_of(_text, st.none()),
         "split": st.one_of(st.sampled_from(["public", "private", "PRIVATE", "dev"]), st.none()),
@@ -312,15 +319,16 @@ _record = st.fixed_dictionaries(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_record, min_size=0, max_size=8), st.sampled_from([None, BINARY, MC]))
-def test_fast_and_careful_readers_agree_on_any_file(records: list[dict[str, Any]], config: dict[str, Any] | None) -> None:
+def test_fast_and_careful_readers_agree_on_any_file(records: list[dict[str, Any]],
+                                                    config: dict[str, Any] | None) -> None:
     data = b"".join(
         json.dumps(r, ensure_ascii=bool(len(r) % 2), separators=(", ", ": ") if i % 3 else (",", ":")).encode() + b"\n"
         for i, r in enumerate(records)
     )
     outcomes = []
-    for read_fast in (labels_module.read_fast, lambda *args: None):
+    for read_fast in (labels_module.parse_fast, lambda *args: None):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(labels_module, "read_fast", read_fast)
+            patch.setattr(labels_module, "parse_fast", read_fast)
             try:
                 outcomes.append(load_labels(data, config))
             except LabelFileError as error:
@@ -342,7 +350,8 @@ def test_loading_and_scoring_a_plain_file_never_imports_pandas(tmp_path: Path) -
         "from scoring.evaluate import evaluate\n"
         "from scoring.types import Predictions\n"
         f"labels = load_labels({str(path)!r})\n"
-        "evaluate(labels, Predictions(answer=np.zeros(labels.n, np.int8), confidence=np.full(labels.n, 0.5), n_predictions=1))\n"
+        "evaluate(labels, Predictions(answer=np.zeros(labels.n, np.int8), confidence=np.full(labels.n, 0.5),\n"
+        "                             n_predictions=1))\n"
         "print('pandas' in sys.modules)\n"
     )
     root = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ SENTINEL = 99  # an abstention, mapped outside every label list as SPEC §3 says
 def cells_of(gold: list[int], answer: list[int], k: int) -> np.ndarray:
     """Return the (K, K + 1) cells table of items, counted one by one."""
     table = np.zeros((k, k + 1), dtype=np.int64)
-    for g, a in zip(gold, answer):
+    for g, a in zip(gold, answer, strict=False):
         table[g, a + 1] += 1
     return table
 
@@ -43,12 +43,13 @@ def mapped(answer: list[int]) -> list[int]:
 
 @settings(max_examples=300, deadline=None)
 @given(scored_items())
-def test_accuracy_answer_rate_selective_accuracy_equal_counts_and_sklearn(drawn: tuple[int, list[int], list[int]]) -> None:
+def test_accuracy_answer_rate_selective_accuracy_equal_counts_and_sklearn(
+        drawn: tuple[int, list[int], list[int]]) -> None:
     k, gold, answer = drawn
     values = point_values(SliceCounts(cells_of(gold, answer, k), binary=k == 2))
     n = len(gold)
     answered = sum(a != ABSTAIN for a in answer)
-    correct = sum(a == g for g, a in zip(gold, answer))
+    correct = sum(a == g for g, a in zip(gold, answer, strict=False))
     if n == 0:
         assert values["accuracy"] is None and values["answer_rate"] is None
     else:
@@ -73,16 +74,17 @@ def test_macro_f1_equals_sklearn_with_abstentions_outside_labels(drawn: tuple[in
 
 @settings(max_examples=300, deadline=None)
 @given(scored_items(min_size=1))
-def test_binary_f1_is_positive_class_f1_with_abstention_as_false_negative(drawn: tuple[int, list[int], list[int]]) -> None:
+def test_binary_f1_is_positive_class_f1_with_abstention_as_false_negative(
+        drawn: tuple[int, list[int], list[int]]) -> None:
     _, gold, answer = drawn
     gold = [g % 2 for g in gold]
     answer = [a if a == ABSTAIN else a % 2 for a in answer]
     values = point_values(SliceCounts(cells_of(gold, answer, 2), binary=True))
     expected = f1_score(gold, mapped(answer), labels=[1], average="macro", zero_division=0)
     assert values["f1"] == pytest.approx(expected, abs=1e-12)
-    tp = sum(g == 1 and a == 1 for g, a in zip(gold, answer))
-    fp = sum(g == 0 and a == 1 for g, a in zip(gold, answer))
-    fn = sum(g == 1 and a != 1 for g, a in zip(gold, answer))
+    tp = sum(g == 1 and a == 1 for g, a in zip(gold, answer, strict=False))
+    fp = sum(g == 0 and a == 1 for g, a in zip(gold, answer, strict=False))
+    fn = sum(g == 1 and a != 1 for g, a in zip(gold, answer, strict=False))
     assert values["f1"] == pytest.approx(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0, abs=1e-12)
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from scoring.labels import LabelSet
 from scoring.predictions import read_predictions
-from scoring.tokens import TRIM_CHARS
+from scoring.predictions.tokens import TRIM_CHARS
 from scoring.types import ABSTAIN, BINARY_OPTIONS, PhaseConfig, PredictionFileError
 
 TRUE_WORDS = ["true", "yes", "t", "y", "1"]
@@ -130,7 +130,8 @@ def write_json_list(draw: st.DrawFn, case: Case) -> bytes:
 
 def write_json_mapping(draw: st.DrawFn, case: Case) -> bytes:
     """Write the case as one JSON object mapping id to prediction (never with confidence)."""
-    mapping = {case.labels.ids[i].as_py(): json_value(draw, case, c) for i, c in zip(case.listed, case.codes)}
+    listed = zip(case.listed, case.codes, strict=False)
+    mapping = {case.labels.ids[i].as_py(): json_value(draw, case, c) for i, c in listed}
     return json.dumps(mapping, indent=draw(st.sampled_from([None, 2]))).encode()
 
 
@@ -163,7 +164,7 @@ def expected(case: Case) -> tuple[np.ndarray, np.ndarray | None]:
     if case.confidence is None:
         return answer, None
     confidence = np.full(case.labels.n, np.nan)
-    for item, code, value in zip(case.listed, case.codes, case.confidence):
+    for item, code, value in zip(case.listed, case.codes, case.confidence, strict=False):
         confidence[item] = value if code != ABSTAIN else np.nan
     return answer, confidence
 
@@ -242,7 +243,7 @@ def test_fast_csv_reader_agrees_with_the_exact_reader(content: bytes, missing: s
     config = PhaseConfig("binary", BINARY_OPTIONS, missing_ids=missing)  # type: ignore[arg-type]
     labels = LabelSet(config, pa.array(LABEL_IDS), np.zeros(len(LABEL_IDS), np.int8))
     with_fast = outcome(content, labels)
-    with mock.patch("scoring.predictions.read_csv_fast", return_value=None):
+    with mock.patch("scoring.predictions.reader.read_csv_fast", return_value=None):
         exact_only = outcome(content, labels)
     assert with_fast == exact_only
 
@@ -285,4 +286,4 @@ def test_corrupt_uploads_raise_only_prediction_file_errors(content: bytes) -> No
     try:
         read_predictions(content, labels, max_bytes=10_000)
     except PredictionFileError as exc:
-        assert 1 <= exc.error_count and 1 <= len(exc.problems) <= 50
+        assert exc.error_count >= 1 and 1 <= len(exc.problems) <= 50

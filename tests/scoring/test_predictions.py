@@ -72,16 +72,24 @@ def test_csv_row_with_a_quoted_newline_is_reported_on_the_line_it_starts() -> No
     assert [(line, id_) for line, id_, _ in found] == [(2, "q1"), (4, "zz")]
 
 
-def test_csv_unknown_column_is_a_whole_file_problem() -> None:
+def test_csv_unknown_column_is_reported_on_line_one() -> None:
     assert problems("id,prediction,score\nq1,true,3\n") == (
-        [(None, None, f"Unknown column 'score': {HEADER_HINT}.")],
+        [(1, None, f"Unknown column 'score': {HEADER_HINT}.")],
         1,
     )
 
 
-def test_csv_missing_columns_are_whole_file_problems() -> None:
+def test_csv_header_after_blank_lines_is_reported_on_its_own_line() -> None:
+    assert problems("\n\nid,prediction,score\nq1,true,3\n") == (
+        [(3, None, f"Unknown column 'score': {HEADER_HINT}.")],
+        1,
+    )
+
+
+def test_csv_missing_columns_are_header_problems_on_line_one() -> None:
     found, count = problems("q1,true\nq2,false\n")  # no header: the first row is taken as one
     assert count == 4
+    assert {(line, id_) for line, id_, _ in found} == {(1, None)}
     messages = [message for _, _, message in found]
     assert messages[0].startswith("Unknown column 'q1'")
     assert messages[1].startswith("Unknown column 'true'")
@@ -94,6 +102,7 @@ def test_csv_missing_columns_are_whole_file_problems() -> None:
 def test_csv_repeated_and_unnamed_columns_are_refused() -> None:
     found, count = problems("id,prediction,ID,\nq1,true,q1,\n")
     assert count == 2
+    assert {line for line, _, _ in found} == {1}
     assert [message for _, _, message in found] == [
         "Column 'id' appears twice in the header.",
         f"Column 4 of the header has no name; {HEADER_HINT}.",

@@ -36,7 +36,8 @@ def score(
     conf = None
     if confidence is not None:
         conf = np.array([confidence.get(i, np.nan) for i in labels.ids.to_pylist()])
-    return evaluate(labels, Predictions(answer=answer, confidence=conf, n_predictions=labels.n, warnings=warnings or []))
+    predictions = Predictions(answer=answer, confidence=conf, n_predictions=labels.n, warnings=warnings or [])
+    return evaluate(labels, predictions)
 
 
 def item(item_id: str, **fields: Any) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def test_result_keys_in_spec_order_and_absent_data_omitted() -> None:
 def test_slice_object_lists_metrics_counts_and_intervals() -> None:
     overall = score([item("a", group="g"), item("b")], {"a": True}, confidence={"a": 0.8})["overall"]
     assert list(overall) == [
-        "accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy", "ece",
+        "accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy", "ece", "aurc",
         "n", "answered", "correct", "ci",
     ]
     assert list(overall["ci"]) == ["accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy"]
@@ -148,7 +149,7 @@ def test_splits_hold_the_whole_object_per_split_with_file_wide_popularity_cuts()
     result = score(records, {str(v): True for v in range(1, 10)})
     assert list(result["splits"]) == ["public", "private"]
     public, private = result["splits"]["public"], result["splits"]["private"]
-    assert list(public) == ["n_items", "overall", "popularity"]
+    assert list(public) == ["n_items", "overall", "popularity", "popularity_curve"]
     assert (public["n_items"], private["n_items"]) == (4, 5)
     # file tertiles: 1..3 tail, 4..6 torso, 7..9 head, whatever the split
     assert {k: v["n"] for k, v in public["popularity"].items() if "n" in v} == {"torso": 1, "tail": 3}

@@ -1,6 +1,7 @@
 """A disk cache of parsed label sets, so scoring a submission does not re-parse the labels.
 
-One entry per (label bytes, phase config, ``LABEL_CACHE_FORMAT``): a directory holding
+One entry per key (``scoring.labels.cache_key``: label bytes, phase config, the source
+of the code that builds label sets, ``LABEL_CACHE_FORMAT``): a directory holding
 ``items.arrow`` (one row per item: id, gold, popularity, group, pair, split codes and
 the ids' sort order) and ``m<k>.arrow`` per breakdown field (membership rows), all
 uncompressed Arrow IPC files (Feather v2) that are memory-mapped on load. The rest
@@ -13,8 +14,6 @@ on load is ignored, removed and rewritten. ``TAILBOARD_CACHE_DIR`` moves the cac
 from __future__ import annotations
 
 import dataclasses
-import functools
-import hashlib
 import json
 import os
 import shutil
@@ -26,18 +25,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from scoring.config import read_config_object
-from scoring.labels import HEAD, NO_BUCKET, LabelSet, Membership
-from scoring.types import PhaseConfig, ScoringError
-
-LABEL_CACHE_FORMAT = 1
-"""Bump whenever what an entry holds changes. (A change to the code that builds a label
-set needs no bump: the source of those modules and the numpy and pyarrow versions are
-part of every key, see ``_code_digest``.)"""
-_BUILDERS = (
-    "arrays", "config", "id_match", "label_bytes", "label_cache", "label_checks", "label_fast", "label_lines",
-    "labels", "types",
-)
+from scoring.config import ConfigSource
+from scoring.labels.byte_scan import LabelSource
+from scoring.labels.cache_key import LABEL_CACHE_FORMAT, entry_key
+from scoring.labels.labelset import LabelSet, Membership
+from scoring.types import HEAD, NO_BUCKET, PhaseConfig
+from scoring.views import View
 
 _META = b"tailboard"
 _ITEMS: tuple[tuple[str, pa.DataType], ...] = (
@@ -46,7 +39,6 @@ _ITEMS: tuple[tuple[str, pa.DataType], ...] = (
 )
 _ORDER = ("id_order", pa.int64())
 _ROWS = pa.schema([("items", pa.int64()), ("codes", pa.int32())])
-ConfigArg = PhaseConfig | Mapping[str, Any] | str | os.PathLike[str] | None
 
 
 def enabled() -> bool:
@@ -68,7 +60,7 @@ def cache_dir() -> Path:
     return base / "labels"
 
 
-def cached_load(source: str | os.PathLike[str] | bytes, config: ConfigArg,
+def cached_load(source: LabelSource, config: ConfigSource,
                 parse: Callable[[], LabelSet]) -> LabelSet:
     """Return the cached label set of this file and config, or ``parse()`` it and cache it."""
     key = entry_key(source, config)
@@ -81,39 +73,6 @@ def cached_load(source: str | os.PathLike[str] | bytes, config: ConfigArg,
         if entry_key(source, config) == key:  # the file did not change while it was parsed
             write_entry(entry, labels)
     return labels
-
-
-def entry_key(source: str | os.PathLike[str] | bytes, config: ConfigArg) -> str | None:
-    """Return the entry name of a label file and config, None when either cannot be read."""
-    try:
-        if isinstance(source, bytes):
-            label_digest = hashlib.sha256(source).hexdigest()
-        else:
-            with open(source, "rb") as handle:
-                label_digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        if isinstance(config, PhaseConfig):
-            canonical: Any = {"checked": dataclasses.asdict(config)}
-        else:
-            canonical = {"raw": None if config is None else dict(read_config_object(config))}
-        config_json = json.dumps(canonical, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (OSError, ValueError, TypeError, ScoringError):
-        return None  # the normal load reports the problem
-    config_digest = hashlib.sha256(config_json.encode()).hexdigest()
-    parts = f"{LABEL_CACHE_FORMAT}\n{_code_digest()}\n{label_digest}\n{config_digest}"
-    key = hashlib.sha256(parts.encode()).hexdigest()
-    return f"v{LABEL_CACHE_FORMAT}-{key}"
-
-
-@functools.cache
-def _code_digest() -> str:
-    """Return a digest of the modules that build label sets and of the numpy and pyarrow versions."""
-    digest = hashlib.sha256(f"numpy {np.__version__} pyarrow {pa.__version__}".encode())
-    for name in _BUILDERS:
-        try:
-            digest.update(Path(__file__).with_name(f"{name}.py").read_bytes())
-        except OSError:  # installed without sources: LABEL_CACHE_FORMAT alone keys the code
-            digest.update(name.encode())
-    return digest.hexdigest()
 
 
 def write_entry(entry: Path, labels: LabelSet) -> None:
@@ -196,7 +155,8 @@ def _column(table: pa.Table, name: str, kind: pa.DataType) -> pa.Array:
 
 def _numbers(array: pa.Array, dtype: type[np.generic], low: float, high: float) -> npt.NDArray[Any]:
     """Return a numeric column as a read-only numpy view, checked to lie in [low, high]."""
-    out = np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * np.dtype(dtype).itemsize)
+    size = np.dtype(dtype).itemsize
+    out = np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * size)
     if len(out) and (out.min() < low or out.max() > high):
         raise ValueError("cache column out of range")
     return out
@@ -208,6 +168,8 @@ def _config(raw: Mapping[str, Any]) -> PhaseConfig:
     if set(raw) != fields:
         raise ValueError("cache config has other fields")
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+    values["views"] = tuple(View(name=v["name"], metric=v["metric"], columns=tuple(v["columns"]))
+                            for v in values["views"])
     return PhaseConfig(**values)
 
 

@@ -1,7 +1,7 @@
-"""The raw bytes of a label file, looked at before pyarrow parses them.
+"""The raw bytes of a label file: read whole, and looked at before pyarrow parses them.
 
-The fast reader (``scoring.label_fast``) hands a file to pyarrow only when these
-checks pass, after renaming list values of breakdown fields so that pyarrow sees one
+The fast parser (``scoring.labels.fast``) hands a file to pyarrow only when these
+looks pass, after renaming list values of breakdown fields so that pyarrow sees one
 type per column.
 """
 
@@ -9,13 +9,33 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
+from pathlib import Path
+
+import numpy as np
+
+from scoring.types import LabelFileError
 
 _WHITESPACE = b" \t\r\n"
 _CHUNK_BYTES = 1 << 20
 _LENIENT = (b"NaN", b"Infinity")  # pyarrow reads these bare words; strict JSON does not
 _BARE_CONSTANT = re.compile(rb"[:,\[]\s*-?(?:NaN|Infinity)")
+_LINE_EDGE = re.compile(rb"(?<![} \t\r])[ \t\r]*+\n|\n[ \t\r]*+(?!\{)")  # a line not ending in } or not starting with {
+_BOM = b"\xef\xbb\xbf"
 LIST_SUFFIX = "[]"
+LabelSource = str | os.PathLike[str] | bytes
+"""A label file: its path, or its bytes."""
+
+
+def read_bytes(source: LabelSource) -> bytes:
+    """Return the label file's bytes."""
+    if isinstance(source, bytes):
+        return source
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise LabelFileError(f"cannot read the label file: {exc}") from exc
 
 
 def has_bare_constant(data: bytes) -> bool:
@@ -38,12 +58,32 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
-def count_lines(data: bytes) -> int:
-    """Return the number of lines up to the last non-blank one."""
+def framed_lines(data: bytes) -> int | None:
+    """Return the number of lines when each starts with ``{`` and ends with ``}`` and none is blank, else None.
+
+    pyarrow reads two objects on one line, or one object over two lines, without a
+    word; Python's decoder refuses both. When every line is framed by braces no
+    object can span lines (after ``}`` only ``,``, ``}`` or ``]`` may continue one),
+    so as many rows as framed lines means exactly one object on each line.
+    """
+    start = len(_BOM) if data.startswith(_BOM) else 0
     end = len(data)
-    while end and data[end - 1] in _WHITESPACE:
+    while end > start and data[end - 1] in _WHITESPACE:
         end -= 1
-    return data.count(b"\n", 0, end) + 1
+    while start < end and data[start] in b" \t":
+        start += 1
+    if end == start or data[start] != ord("{") or data[end - 1] != ord("}"):
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    found = [np.flatnonzero(raw[at : min(at + _CHUNK_BYTES, end)] == ord("\n")) + at
+             for at in range(start, end, _CHUNK_BYTES)]
+    newlines = np.concatenate(found)
+    before = raw[newlines - 1]
+    before = np.where(before == ord("\r"), raw[newlines - 2], before)  # CRLF
+    framed = bool((before == ord("}")).all() and (raw[newlines + 1] == ord("{")).all())
+    if not framed and _LINE_EDGE.search(data, start, end) is not None:  # spaces around a brace: look closer
+        return None
+    return len(newlines) + 1
 
 
 def _key(name: str) -> bytes:
@@ -58,7 +98,7 @@ def rename_lists(data: bytes, fields: tuple[str, ...]) -> tuple[bytes, tuple[str
     category of SPEC §2.1 may be either), so list values go to their own column.
     ``"name": [`` outside a key can only occur inside a key ending in an escaped quote,
     and a renamed key only ever adds a column the fast reader does not use;
-    ``scoring.label_fast`` checks that every string value was seen. A file that already
+    ``scoring.labels.fast`` checks that every string value was seen. A file that already
     has a key ``name[]`` is left alone.
     """
     renamed = []

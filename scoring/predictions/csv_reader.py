@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scoring.formats import file_error
-from scoring.pred_rows import ProblemLog, Rows, collected_rows, shown
-from scoring.tokens import TRIM_CHARS
+from scoring.predictions.formats import file_error
+from scoring.predictions.rows import ProblemLog, Rows, collected_rows, shown
+from scoring.predictions.tokens import TRIM_CHARS
 from scoring.types import PredictionFileError, Problem
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
@@ -33,8 +33,8 @@ _COLUMNS_HINT = "the header must be id,prediction or id,prediction,confidence"
 
 
 @dataclass(frozen=True)
-class Columns:
-    """Where the id, prediction and optional confidence columns are, and how many there are."""
+class CsvLayout:
+    """Where a CSV header puts the id, prediction and optional confidence columns, and how many there are."""
 
     id: int
     prediction: int
@@ -42,8 +42,11 @@ class Columns:
     width: int
 
 
-def check_header(names: Sequence[str]) -> Columns:
-    """Return the column positions of a CSV header, or raise its whole-file problems."""
+def check_header(names: Sequence[str], *, line: int = 1) -> CsvLayout:
+    """Return the column positions of a CSV header, or raise its problems, all on the header's line.
+
+    SPEC §2.3: a CSV header is line 1 (later only when blank lines come first).
+    """
     messages: list[str] = []
     where: dict[str, int] = {}
     for index, raw in enumerate(names):
@@ -60,9 +63,9 @@ def check_header(names: Sequence[str]) -> Columns:
         if name not in where:
             messages.append(f"Missing column '{name}': {_COLUMNS_HINT} (on the first line).")
     if messages:
-        problems = [Problem(line=None, id=None, message=m) for m in messages]
+        problems = [Problem(line=line, id=None, message=m) for m in messages]
         raise PredictionFileError(problems, len(problems))
-    return Columns(where["id"], where["prediction"], where.get("confidence"), len(names))
+    return CsvLayout(where["id"], where["prediction"], where.get("confidence"), len(names))
 
 
 def read_csv_fast(data: bytes) -> Rows | None:
@@ -76,13 +79,13 @@ def read_csv_fast(data: bytes) -> Rows | None:
         )
         if table.num_rows < 2 or table.num_columns > _MAX_COLUMNS:
             return None
-        columns = check_header([table.column(i)[0].as_py() for i in range(table.num_columns)])
+        layout = check_header([table.column(i)[0].as_py() for i in range(table.num_columns)])
     except (pa.ArrowException, PredictionFileError):
         return None
     body = [column.combine_chunks() for column in table.slice(1).columns]
-    confidence = None if columns.confidence is None else body[columns.confidence]
-    ids = pc.utf8_trim(body[columns.id], characters=TRIM_CHARS)
-    return Rows(ids=ids, values=body[columns.prediction], confidences=confidence, lines=None)
+    confidence = None if layout.confidence is None else body[layout.confidence]
+    ids = pc.utf8_trim(body[layout.id], characters=TRIM_CHARS)
+    return Rows(ids=ids, values=body[layout.prediction], confidences=confidence, lines=None)
 
 
 def read_csv_exact(text: str) -> Rows:
@@ -93,13 +96,13 @@ def read_csv_exact(text: str) -> Rows:
     try:
         for row in reader:
             start, previous = previous + 1, reader.line_num
-            columns = table.columns
-            if columns and len(row) == columns.width and row[columns.id].strip(TRIM_CHARS):
+            layout = table.layout
+            if layout and len(row) == layout.width and row[layout.id].strip(TRIM_CHARS):
                 table.lines.append(start)  # the common case, kept inline for speed
-                table.ids.append(row[columns.id].strip(TRIM_CHARS))
-                table.values.append(row[columns.prediction])
-                if columns.confidence is not None:
-                    table.confidences.append(row[columns.confidence])
+                table.ids.append(row[layout.id].strip(TRIM_CHARS))
+                table.values.append(row[layout.prediction])
+                if layout.confidence is not None:
+                    table.confidences.append(row[layout.confidence])
             else:
                 table.add_unusual(row, start)
     except csv.Error as exc:
@@ -111,7 +114,7 @@ class _Table:
     """Columns of a CSV file being read by the exact reader."""
 
     def __init__(self) -> None:
-        self.columns: Columns | None = None
+        self.layout: CsvLayout | None = None
         self.lines: list[int] = []
         self.ids: list[str | None] = []
         self.values: list[str | None] = []
@@ -122,31 +125,31 @@ class _Table:
         """Take a header, skip a blank row, or add a row with a missing id or a wrong width."""
         if all(not cell.strip(TRIM_CHARS) for cell in row):
             return  # blank lines, and rows of empty cells that spreadsheets leave behind
-        if self.columns is None:
-            self.columns = check_header(row)
+        if self.layout is None:
+            self.layout = check_header(row, line=line)
             return
-        columns = self.columns
-        id_: str | None = row[columns.id].strip(TRIM_CHARS) if columns.id < len(row) else ""
+        layout = self.layout
+        id_: str | None = row[layout.id].strip(TRIM_CHARS) if layout.id < len(row) else ""
         value = confidence = None
-        if len(row) != columns.width:
+        if len(row) != layout.width:
             self.log.add(line, id_ or None,
-                         f"This row has {len(row)} fields but the header has {columns.width}.")
+                         f"This row has {len(row)} fields but the header has {layout.width}.")
             id_ = id_ or None  # an empty id is not worth a second problem on this row
         else:
-            value = row[columns.prediction]
-            confidence = None if columns.confidence is None else row[columns.confidence]
+            value = row[layout.prediction]
+            confidence = None if layout.confidence is None else row[layout.confidence]
         self.lines.append(line)
         self.ids.append(id_)
         self.values.append(value)
-        if columns.confidence is not None:
+        if layout.confidence is not None:
             self.confidences.append(confidence)
 
     def rows(self) -> Rows:
         """Return the rows read, or raise the empty-file problem when there are none."""
         if not self.lines and not self.log.count:
-            detail = "it holds no predictions" if self.columns is None else "it has a header but no rows"
+            detail = "it holds no predictions" if self.layout is None else "it has a header but no rows"
             raise file_error(f"The file is empty: {detail}.")
-        has_confidence = self.columns is not None and self.columns.confidence is not None
+        has_confidence = self.layout is not None and self.layout.confidence is not None
         confidences = self.confidences if has_confidence else None
         return collected_rows(lines=self.lines, ids=self.ids, values=self.values,
                               confidences=confidences, log=self.log)

@@ -1,26 +1,12 @@
-"""Import CoLoTa's ``CoLoTa_qa.json`` / ``CoLoTa_cv.json`` (one JSON array each).
-
-Every JSON record is a long-tail item (popularity ``tail``); ``reasoning_strategy``
-becomes ``category`` (a list). Public questions keep ``query`` and ``kg_entities``
-(entity names with their Wikidata ids, which name what the query mentions) and drop
-``kg_triples``, ``inference_rule`` and ``reasoning_steps``: the triples state the
-facts the answer is derived from ("(Sablé, animal breed, dachshund)"), so they are
-treated as answer-revealing. ``--originals`` adds the popular originals as head
-items; see ``scoring.importers.colota_originals``.
-"""
+"""CoLoTa's JSON records as items: duplicates and non-boolean answers skipped, names cleaned up."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from scoring.importers import colota_originals
-from scoring.importers.common import (
-    LABELS, QUESTIONS, Conversion, ImportUsageError, Record, ReportEntry, entry,
-    phase_config, read_json_array, require_keys,
-)
+from scoring.importers.common import Record, ReportEntry, entry
 
 CATEGORY_ALIASES = {"educational": "education"}
 """Variant spellings of one reasoning strategy, mapped to the form the CV file uses."""
@@ -41,34 +27,7 @@ class ColotaItem:
     original: str | None = None
 
 
-def convert(source: Path, *, originals: Path | None = None,
-            modified: Path | None = None) -> Conversion:
-    """Convert one CoLoTa JSON file (plus optional originals) into phase files."""
-    if modified is not None and originals is None:
-        raise ImportUsageError("--modified needs --originals (it links records to originals)")
-    records = list(enumerate(read_json_array(source, "CoLoTa")))
-    require_keys(records, ("id", "query", "answer"), "CoLoTa", name=source.name, unit="index")
-    conv = Conversion()
-    items, skipped = _items(records)
-    head: list[ColotaItem] = []
-    head_entries: list[ReportEntry] = []
-    if originals is not None:
-        head, head_entries, notes = colota_originals.add_originals(
-            items, len(records), originals, modified)
-        conv.notes += notes
-    conv.entries = sorted(skipped + [_entry(it) for it in items], key=lambda e: e.index or 0)
-    conv.entries += head_entries
-    everything = items + head
-    conv.files[QUESTIONS] = [it.question for it in everything]
-    conv.files[LABELS] = [_label_record(it) for it in everything]
-    conv.phase = phase_config("binary", breakdowns=["category"])
-    if any(it.original for it in items):
-        conv.notes.append('labels.jsonl links items to their originals in the field '
-                          '"original"; add "original" to breakdowns in phase.json to use it')
-    return conv
-
-
-def _items(records: list[tuple[int, Any]]) -> tuple[list[ColotaItem], list[ReportEntry]]:
+def usable_items(records: list[tuple[int, Any]]) -> tuple[list[ColotaItem], list[ReportEntry]]:
     """Return the usable records, and the entries of duplicates and non-boolean answers."""
     first_index: dict[str, int] = {}
     items: list[ColotaItem] = []
@@ -131,12 +90,14 @@ def _categories(strategies: Any, notes: list[str]) -> list[str]:
     return out
 
 
-def _entry(it: ColotaItem) -> ReportEntry:
+def report_entry(it: ColotaItem) -> ReportEntry:
+    """Return the report entry of one usable record: kept, or changed when a value was normalized."""
     return entry("changed" if it.changed else "kept", it.source_id, it.question["id"], it.notes,
                  index=it.index)
 
 
-def _label_record(it: ColotaItem) -> Record:
+def label_record(it: ColotaItem) -> Record:
+    """Return an item's labels.jsonl record: id, label, category, popularity and original."""
     record: Record = {"id": it.question["id"], "label": it.label}
     for key in ("category", "popularity"):
         if key in it.question:

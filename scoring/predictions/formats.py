@@ -1,7 +1,8 @@
 """Turn an uploaded prediction file into UTF-8 text of a known format (SPEC §2.3).
 
-Archives are recognised by their magic bytes and inflated in bounded chunks, so a
-compression bomb is refused after at most ``max_bytes`` of output; the text format
+The upload is read with ``scoring.bounded.read_bounded``; archives are recognised by
+their magic bytes and inflated in bounded chunks, so a compression bomb is refused
+after at most ``max_bytes`` of output; the text format
 (CSV, JSON or JSON Lines) is sniffed from the content, never from the file name.
 """
 
@@ -17,8 +18,9 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import IO, BinaryIO, Literal
+from typing import BinaryIO, Literal
 
+from scoring.bounded import FileTooLarge, read_bounded
 from scoring.types import PredictionFileError, Problem
 
 Format = Literal["csv", "json", "jsonl"]
@@ -69,40 +71,10 @@ def load_document(source: Source, *, max_bytes: int) -> Document:
 
 def read_source(source: Source, *, max_bytes: int) -> bytes:
     """Return the raw bytes of the upload, reading at most one byte past the limit."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    elif isinstance(source, (str, os.PathLike)):
+    if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as stream:
-            data = _read_bounded(stream, max_bytes)
-    else:
-        data = _read_bounded(source, max_bytes)
-    if len(data) > max_bytes:
-        raise too_large(max_bytes)
-    return data
-
-
-def _read_bounded(stream: IO[bytes], max_bytes: int) -> bytes:
-    """Read a stream to its end or to max_bytes + 1 bytes, whichever comes first."""
-    buffer = io.BytesIO()
-    while buffer.tell() <= max_bytes:
-        chunk = stream.read(min(CHUNK, max_bytes + 1 - buffer.tell()))
-        if not chunk:
-            break
-        buffer.write(chunk)
-    return buffer.getvalue()
-
-
-def too_large(max_bytes: int) -> PredictionFileError:
-    """Return the error of a file past the size limit."""
-    return file_error(f"The file is too large: the limit is {_size(max_bytes)} uncompressed.")
-
-
-def _size(n: int) -> str:
-    """Return a byte count as people read it."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale} {unit}"
-    return f"{n:,} bytes"
+            return read_bounded(stream, limit=max_bytes)
+    return read_bounded(source, limit=max_bytes)
 
 
 def is_archive(data: bytes) -> bool:
@@ -158,23 +130,15 @@ def _inflate_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: 
     if info.flag_bits & 0x1:
         raise file_error("The zip archive is password-protected; upload it without a password.")
     if info.file_size > max_bytes:
-        raise too_large(max_bytes)
+        raise FileTooLarge(max_bytes)
     try:
         with archive.open(info) as member:
-            return _read_bounded_or_refuse(member, max_bytes)
+            return read_bounded(member, limit=max_bytes)
     except NotImplementedError:
         raise file_error(
             "The zip archive uses a feature or compression method that is not supported; "
             "make a plain zip (deflate)."
         ) from None
-
-
-def _read_bounded_or_refuse(stream: IO[bytes], max_bytes: int) -> bytes:
-    """Read a stream within the limit, refusing it as too large past the limit."""
-    data = _read_bounded(stream, max_bytes)
-    if len(data) > max_bytes:
-        raise too_large(max_bytes)
-    return data
 
 
 def _gunzip(data: bytes, max_bytes: int) -> bytes:
@@ -191,7 +155,7 @@ def _gunzip(data: bytes, max_bytes: int) -> bytes:
             out.write(inflater.decompress(pending, max_bytes + 1 - out.tell()))
             pending = inflater.unconsumed_tail
             if out.tell() > max_bytes:
-                raise too_large(max_bytes)
+                raise FileTooLarge(max_bytes)
     except zlib.error:
         raise file_error("The gzip file is damaged or truncated.") from None
     if inflater.unused_data.strip(b"\x00") or _NOT_ZERO.search(data, offset):

@@ -1,16 +1,12 @@
-"""Read a participant's prediction file and validate it against a phase's items (SPEC §2.3).
+"""Classify every row of a prediction file at once: known id, duplicate, answer code, confidence.
 
-Every reader turns the file into string columns (``Rows``); one vectorized check then
-classifies every row at once. A CSV file is first read by pyarrow without line
-numbers; only when that finds a problem is it read again by the exact reader, so
-that each problem carries the line it is on. Gold labels are never looked at.
+The readers turn a file into string columns (``Rows``); ``check_rows`` checks them
+all in one vectorized pass against the label items, never looking at gold labels.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -18,19 +14,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scoring import arrays
-from scoring.formats import load_document
 from scoring.labels import LabelSet
-from scoring.pred_csv import read_csv_exact, read_csv_fast
-from scoring.pred_rows import Rows, read_json, read_jsonl, shown
-from scoring.tokens import INVALID, NUMBER_PATTERN, TRIM_CHARS, TokenTable, token_table
-from scoring.types import (
-    ABSTAIN,
-    DEFAULT_MAX_BYTES,
-    MAX_LISTED_PROBLEMS,
-    PredictionFileError,
-    Predictions,
-    Problem,
-)
+from scoring.predictions.rows import Rows, shown
+from scoring.predictions.tokens import INVALID, NUMBER_PATTERN, TRIM_CHARS, TokenTable
+from scoring.types import ABSTAIN, MAX_LISTED_PROBLEMS, PredictionFileError, Predictions, Problem
 
 Flags = npt.NDArray[np.bool_]
 _EMPTY = arrays.strings([""])[0]  # not "" nor pa.scalar(""): they make pyarrow import pandas and dateutil
@@ -38,39 +25,8 @@ _NULL = pa.nulls(1, pa.string())[0]
 _ID_SHOWN = 200
 
 
-def read_predictions(
-    source: bytes | str | os.PathLike[str] | BinaryIO,
-    labels: LabelSet,
-    *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-) -> Predictions:
-    """Read and validate a prediction file for a label set, or raise its problems.
-
-    ``source`` is the file's content (bytes), a path (str or PathLike) or a binary
-    stream; at most ``max_bytes + 1`` bytes are read and no archive is inflated past
-    ``max_bytes``.
-    """
-    document = load_document(source, max_bytes=max_bytes)
-    tokens = token_table(labels.config)
-    if document.kind == "csv":
-        fast = read_csv_fast(document.data)
-        if fast is not None:
-            checked = check_rows(fast, labels, tokens)
-            if checked.clean:
-                return checked.predictions(labels)
-        rows = read_csv_exact(document.text())
-    elif document.kind == "jsonl":
-        rows = read_jsonl(document.text())
-    else:
-        rows = read_json(document.text())
-    checked = check_rows(rows, labels, tokens)
-    if checked.clean:
-        return checked.predictions(labels)
-    raise checked.error(rows, labels, tokens)
-
-
 @dataclass(frozen=True)
-class Checked:
+class CheckedRows:
     """Every row of a file classified: item position, class code, confidence, problems."""
 
     positions: npt.NDArray[np.int64]  # item index per row, -1 when unknown or absent
@@ -161,7 +117,7 @@ def _id(value: str | None) -> str | None:
     return value if len(value) <= _ID_SHOWN else value[:_ID_SHOWN] + "..."
 
 
-def check_rows(rows: Rows, labels: LabelSet, tokens: TokenTable) -> Checked:
+def check_rows(rows: Rows, labels: LabelSet, tokens: TokenTable) -> CheckedRows:
     """Classify every row of a file against the label items, without looking at gold."""
     n_rows = len(rows.ids)
     positions = labels.positions(rows.ids)
@@ -181,7 +137,7 @@ def check_rows(rows: Rows, labels: LabelSet, tokens: TokenTable) -> Checked:
         flags.update(confidence_flags)
     covered = np.zeros(labels.n, dtype=np.bool_)
     covered[positions[known]] = True
-    return Checked(
+    return CheckedRows(
         positions=positions,
         codes=codes,
         confidence=confidence,

@@ -1,0 +1,66 @@
+"""The count tables every metric reads: one slice, or a batch of slices or resamples.
+
+Every slice is reduced to these tables before any metric is computed:
+
+- ``cells``: shape ``(..., K, K + 1)``; ``cells[g, 0]`` counts abstentions on items of
+  gold class ``g`` and ``cells[g, p + 1]`` answers ``p`` on them;
+- ``groups``: shape ``(..., 2)``; groups with a wrong or unanswered item, and groups
+  whose every item is right (``None`` when no item of the slice has a group);
+- ``calibration``: shape ``(..., 10, 3)``; per confidence bin the answered items, the
+  correct ones and the sum of their confidences (``None`` without confidences);
+- ``ranking``: shape ``(..., L, 2)``; per confidence level, from the most confident
+  down, then one last level for the abstentions: the items and the wrong ones among
+  them (abstentions count as wrong). Levels with no items may appear anywhere
+  (``None`` without confidences).
+
+Leading dimensions are batch dimensions, so the same metric functions score one slice
+or a thousand bootstrap resamples at once.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+CountArray = npt.NDArray[np.int64]
+
+CALIBRATION_BINS = 10
+
+
+@dataclass(frozen=True)
+class SliceCounts:
+    """The count tables of one slice (or of a batch of resampled slices)."""
+
+    cells: CountArray
+    binary: bool
+    groups: CountArray | None = None
+    calibration: FloatArray | None = None
+    ranking: CountArray | None = None
+
+    @property
+    def n(self) -> int:
+        """Return the number of items of a single (unbatched) slice."""
+        return int(self.cells.sum())
+
+    @functools.cached_property
+    def sums(self) -> tuple[CountArray, CountArray, CountArray]:
+        """Return the counts N, A and C (``totals`` of the cells), computed once."""
+        return totals(self.cells)
+
+    @functools.cached_property
+    def per_class(self) -> tuple[CountArray, CountArray, CountArray]:
+        """Return per class the true positives, gold items and answers, computed once."""
+        cells = self.cells
+        return np.diagonal(cells[..., 1:], axis1=-2, axis2=-1), cells.sum(axis=-1), cells[..., 1:].sum(axis=-2)
+
+
+def totals(cells: CountArray) -> tuple[CountArray, CountArray, CountArray]:
+    """Return the counts N, A and C of a cells table."""
+    n = cells.sum(axis=(-2, -1))
+    answered = cells[..., 1:].sum(axis=(-2, -1))
+    correct = np.diagonal(cells[..., 1:], axis1=-2, axis2=-1).sum(axis=-1)
+    return n, answered, correct

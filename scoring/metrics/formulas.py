@@ -1,0 +1,107 @@
+"""The metrics of SPEC §3 as small pure functions over count tables (``scoring.metrics.counts``).
+
+Each takes a ``SliceCounts`` (one slice, or a batch along leading dimensions) and
+returns float64 with NaN for null. The registry (``scoring.metrics.registry``) names
+them, with their direction and whether they carry an interval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from scoring.metrics.counts import CountArray, FloatArray, SliceCounts
+
+
+def _ratio(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
+    """Return num / den as float64, NaN where den is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: FloatArray = np.asarray(np.true_divide(num, den, dtype=np.float64))
+    if out.ndim == 0:
+        return np.asarray(np.nan if np.asarray(den) <= 0 else out)
+    np.copyto(out, np.nan, where=np.asarray(den) <= 0)
+    return out
+
+
+def accuracy_fraction(counts: SliceCounts) -> tuple[CountArray, CountArray]:
+    """Return (C, N), the counts accuracy divides."""
+    n, _, correct = counts.sums
+    return correct, n
+
+
+def accuracy(counts: SliceCounts) -> FloatArray:
+    """Return C / N: abstentions count as wrong."""
+    return _ratio(*accuracy_fraction(counts))
+
+
+def answer_rate_fraction(counts: SliceCounts) -> tuple[CountArray, CountArray]:
+    """Return (A, N), the counts answer_rate divides."""
+    n, answered, _ = counts.sums
+    return answered, n
+
+
+def answer_rate(counts: SliceCounts) -> FloatArray:
+    """Return A / N."""
+    return _ratio(*answer_rate_fraction(counts))
+
+
+def selective_accuracy(counts: SliceCounts) -> FloatArray:
+    """Return C / A, null when nothing was answered."""
+    _, answered, correct = counts.sums
+    return _ratio(correct, answered)
+
+
+def _f1_scores(tp: CountArray, gold: CountArray, predicted: CountArray) -> tuple[FloatArray, CountArray]:
+    """Return 2tp / (gold + predicted), i.e. 2tp / (2tp + fp + fn), 0 where both are 0; and gold + predicted."""
+    den = gold + predicted
+    f1: FloatArray = np.zeros(den.shape)
+    np.divide(2 * tp, den, out=f1, where=den > 0)
+    return f1, den
+
+
+def macro_f1(counts: SliceCounts) -> FloatArray:
+    """Return the mean per-class F1 over classes seen in gold labels or answers."""
+    per_class, den = _f1_scores(*counts.per_class)  # 0 for a class never seen
+    return _ratio(per_class.sum(axis=-1), np.count_nonzero(den, axis=-1))
+
+
+def f1(counts: SliceCounts) -> FloatArray:
+    """Return the F1 of the positive class (binary) or the macro F1 (multiple choice)."""
+    if not counts.binary:
+        return macro_f1(counts)
+    tp, gold, predicted = (table[..., 1] for table in counts.per_class)  # class 1 is the positive class
+    f1_pos, _ = _f1_scores(tp, gold, predicted)
+    return np.where(counts.sums[0] > 0, f1_pos, np.nan)
+
+
+def group_accuracy(counts: SliceCounts) -> FloatArray:
+    """Return the share of groups whose every item is answered correctly."""
+    if counts.groups is None:
+        raise ValueError("group_accuracy needs a groups table")
+    return _ratio(counts.groups[..., 1], counts.groups.sum(axis=-1))
+
+
+def ece(counts: SliceCounts) -> FloatArray:
+    """Return the expected calibration error over answered items, null when A is 0."""
+    if counts.calibration is None:
+        raise ValueError("ece needs a calibration table")
+    table = counts.calibration
+    answered = table[..., 0].sum(axis=-1)
+    # sum_b (n_b / A) |acc_b - conf_b| == sum_b |correct_b - confsum_b| / A
+    gaps = np.abs(table[..., 1] - table[..., 2]).sum(axis=-1)
+    return _ratio(gaps, answered)
+
+
+def aurc(counts: SliceCounts) -> FloatArray:
+    """Return the area under the risk-coverage curve (SPEC §11); lower is better.
+
+    Levels in order, each level one group: coverage = items so far / N, risk = wrong so
+    far / items so far; the area is the sum over groups of (coverage step) x risk.
+    """
+    if counts.ranking is None:
+        raise ValueError("aurc needs a ranking table")
+    items, wrong = counts.ranking[..., 0], counts.ranking[..., 1]
+    so_far = np.cumsum(items, axis=-1)
+    risk = _ratio(np.cumsum(wrong, axis=-1), so_far)
+    area = np.where(items > 0, items * risk, 0.0).sum(axis=-1)
+    return _ratio(area, so_far[..., -1])

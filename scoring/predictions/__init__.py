@@ -1,0 +1,7 @@
+"""Prediction files (SPEC §2.3): ``read_predictions`` loads, reads and validates one against a label set."""
+
+from __future__ import annotations
+
+from scoring.predictions.reader import read_predictions
+
+__all__ = ["read_predictions"]

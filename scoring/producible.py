@@ -1,0 +1,78 @@
+"""The metric paths a label file can produce (SPEC §8.1), checked when a phase is created or edited.
+
+``popularity.tail.accuracy`` needs tail items; ``popularity.gap.*`` head and tail
+items; ``breakdowns.category.geo.f1`` the field among the config's breakdowns and an
+item with that value; ``pairs.*`` pairs; ``group_accuracy`` groups. Metrics computed
+from the participant's confidences (``ece``, ``aurc``) need nothing of the labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from scoring.labels.labelset import LabelSet
+from scoring.metrics.paths import DIFFERENCES
+from scoring.metrics.registry import COUNT_LABELS, METRICS, PAIR_SHARES
+from scoring.types import BUCKET_NAMES, LabelFileError
+
+
+def check_paths(labels: LabelSet, paths: Iterable[str]) -> None:
+    """Raise LabelFileError listing the valid paths when the label set cannot produce one of paths."""
+    producible = Producible(labels)
+    missing = [p for p in paths if not producible.has(p)]
+    if missing:
+        raise LabelFileError(
+            f"phase config: the label file cannot produce the metric path(s) {missing}; "
+            f"valid paths for this label file: {', '.join(producible.listing())}"
+        )
+
+
+class Producible:
+    """What a label set has data for: popularity buckets, breakdown values, groups, pairs."""
+
+    def __init__(self, labels: LabelSet) -> None:
+        self.buckets = {BUCKET_NAMES[int(code)] for code in np.unique(labels.popularity) if int(code) in BUCKET_NAMES}
+        self.values = {name: set(m.values) for name, m in labels.memberships.items()
+                       if name in labels.config.breakdowns}
+        self.groups = bool(len(labels.groups)) and bool((labels.groups >= 0).any())
+        self.pairs = bool(len(labels.pairs)) and bool((labels.pairs >= 0).any())
+
+    def metric(self, name: str) -> bool:
+        """Return whether a slice of this label set can carry metric name."""
+        return name != "group_accuracy" or self.groups
+
+    def has(self, path: str) -> bool:
+        """Return whether path names a number this label set can produce (its shape already checked)."""
+        parts = path.split(".")
+        name = parts[-1]
+        if parts[0] == "pairs":
+            return self.pairs and len(parts) == 2
+        if len(parts) == 1:
+            return self.metric(name) and (name in METRICS or name in COUNT_LABELS)
+        if parts[0] == "popularity" and parts[1] in DIFFERENCES:
+            return {"head", "tail"} <= self.buckets and self.metric(name)
+        if parts[0] == "popularity":
+            return parts[1] in self.buckets and self.metric(name)
+        field, value = parts[1], ".".join(parts[2:-1])
+        return value in self.values.get(field, set()) and self.metric(name)
+
+    def listing(self) -> list[str]:
+        """Return the valid paths, short: one pattern per family, with this file's values."""
+        metrics = [m for m in METRICS if self.metric(m)]
+        out = list(metrics)
+        every = "|".join(metrics)
+        for bucket in ("head", "torso", "tail"):
+            if bucket in self.buckets:
+                out.append(f"popularity.{bucket}.<{every}>")
+        if {"head", "tail"} <= self.buckets:
+            with_ci = "|".join(m for m in metrics if METRICS[m].has_ci)
+            out.extend(f"popularity.{d}.<{with_ci}>" for d in DIFFERENCES)
+        for field, values in sorted(self.values.items()):
+            shown = sorted(values)
+            more = f"|... ({len(shown)} values)" if len(shown) > 10 else ""
+            out.append(f"breakdowns.{field}.<{'|'.join(shown[:10])}{more}>.<{every}>")
+        if self.pairs:
+            out.append(f"pairs.<{'|'.join(PAIR_SHARES)}>")
+        return out
