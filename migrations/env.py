@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 
 import leaderboard.models  # noqa: F401  (registers every table on Base.metadata)
 from leaderboard.config import Settings
-from leaderboard.db import Base
+from leaderboard.db import Base, engine_url
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
@@ -31,9 +31,7 @@ def database_url() -> str:
     if not url:
         # A placeholder key: migrating must not mint the instance's session secret.
         url = Settings.from_env(secret_key="unused-by-migrations").database_url
-    if url.startswith("postgresql://"):  # same driver choice as leaderboard.db.make_engine
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
-    return url
+    return engine_url(url)
 
 
 def ensure_sqlite_directory(url: str) -> None:

@@ -123,7 +123,8 @@ def _create_competitions_and_phases() -> None:
         sa.ForeignKeyConstraint(
             ["phase_id"], ["phases.id"], name=op.f("fk_quota_usage_phase_id_phases"), ondelete="CASCADE"
         ),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name=op.f("fk_quota_usage_user_id_users"), ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name=op.f("fk_quota_usage_user_id_users"),
+                                ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_quota_usage")),
         sa.UniqueConstraint("phase_id", "user_id", "day", name=op.f("uq_quota_usage_phase_id")),
     )
@@ -151,7 +152,8 @@ def _create_submissions() -> None:
         sa.ForeignKeyConstraint(
             ["phase_id"], ["phases.id"], name=op.f("fk_submissions_phase_id_phases"), ondelete="CASCADE"
         ),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name=op.f("fk_submissions_user_id_users"), ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name=op.f("fk_submissions_user_id_users"),
+                                ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_submissions")),
         sa.UniqueConstraint("user_id", "idempotency_key", name=op.f("uq_submissions_user_id")),
     )
