@@ -12,35 +12,62 @@ from leaderboard.config import Settings
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the WSGI application; ``config`` overrides Settings fields (tests)."""
-    from leaderboard import cli, errors, templating, web
+    # Imported here, not at the top: ``import leaderboard.models`` (alembic's env.py, the
+    # Celery worker) must not load the web stack. No cycle depends on it.
+    from leaderboard import (
+        baselines_cli,
+        board_cli,
+        cli,
+        converters,
+        errors,
+        job_worker,
+        security,
+        sweeper,
+        templating,
+        web,
+    )
+    from leaderboard.board_cache import BoardCache
     from leaderboard.extensions import csrf, limiter, login_manager
     from leaderboard.runtime import build_runtime
-    from leaderboard.views import api, auth, organizer, public, tokens
+    from leaderboard.services.job_runner import run_job
+    from leaderboard.services.scoring_runs import score_submission
+    from leaderboard.views import api, auth, operations, organizer, public, teams, tokens
 
     settings = Settings.from_env(**(config or {}))
     app = Flask(__name__)
+    converters.init_app(app)
     app.config.update(
         SECRET_KEY=settings.secret_key,
         MAX_CONTENT_LENGTH=settings.max_upload_bytes + 1024 * 1024,
         TESTING=settings.testing,
         RATELIMIT_STORAGE_URI=settings.ratelimit_storage_uri,
         RATELIMIT_ENABLED=True,
+        API_RATELIMIT=settings.api_ratelimit,
         WTF_CSRF_TIME_LIMIT=None,
     )
     if settings.trusted_proxies:
         # Behind nginx every client is 127.0.0.1; trust its X-Forwarded-* so rate limits see real clients.
         n = settings.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
-    web.init_app(app, build_runtime(settings))
+    runtime = build_runtime(settings, score=score_submission, run_job=run_job)
+    web.init_app(app, runtime)
+    app.wsgi_app = BoardCache(app.wsgi_app, runtime)  # type: ignore[method-assign]  # anonymous board reads
+    sweeper.init_app(app, runtime)
+    job_worker.init_app(app, runtime)
     login_manager.init_app(app)
     csrf.init_app(app)
     limiter.init_app(app)
     errors.init_app(app)
+    security.init_app(app, https=settings.https)
     templating.init_app(app)
     cli.init_app(app)
+    baselines_cli.init_app(app)
+    board_cli.init_app(app)
     app.register_blueprint(public.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(organizer.bp, url_prefix="/organizer")
-    app.register_blueprint(api.bp, url_prefix="/api/v1")
+    app.register_blueprint(operations.bp, url_prefix="/organizer")
+    api.init_app(app)
     app.register_blueprint(tokens.bp)
+    app.register_blueprint(teams.bp)
     return app

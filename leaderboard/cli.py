@@ -9,21 +9,30 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
 from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
+from leaderboard.db import naive_utc
 from leaderboard.models import Phase
 from leaderboard.runtime import Runtime, ServiceContext
-from leaderboard.services import accounts, competitions, phases, scoring_runs
+from leaderboard.services import accounts, competitions, demo_data, jobs, phases, recovery, rescoring
+from leaderboard.services.access import OPERATOR, phase_status
+from leaderboard.services.archive_import import import_archive
+from leaderboard.services.entries import with_entry_settings
 from leaderboard.services.errors import DomainError
-from leaderboard.services.permissions import OPERATOR
+from leaderboard.services.job_runner import run_job
+from leaderboard.services.phase_files import phase_questions_report
 from leaderboard.services.phase_imports import ImportedFiles, read_import_dir
+from leaderboard.services.phase_settings import update_settings
+from leaderboard.services.phases import LIMIT_MIN
+from leaderboard.services.probing import with_probing
 
 users_cli = AppGroup("users", help="Manage accounts.")
 tokens_cli = AppGroup("tokens", help="Manage API tokens.")
@@ -61,6 +70,62 @@ def domain_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+DEFAULT = "default"
+
+
+class OrDefault(click.ParamType):
+    """A number of a given kind, or the word 'default' (restore the default)."""
+
+    def __init__(self, kind: type, *, low: float, high: float | None = None, strict_low: bool = False) -> None:
+        self.kind, self.low, self.high, self.strict_low = kind, low, high, strict_low
+        self.name = "NUMBER|default"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Return value as the number kind, or DEFAULT."""
+        if isinstance(value, str) and value.strip().lower() in (DEFAULT, "none"):
+            return DEFAULT
+        try:
+            number = self.kind(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a {self.kind.__name__} or 'default'", param, ctx)
+        too_low = number <= self.low if self.strict_low else number < self.low
+        if too_low or (self.high is not None and number > self.high):
+            bounds = f"{'above' if self.strict_low else 'at least'} {self.low}" + (
+                f" and at most {self.high}" if self.high is not None else "")
+            self.fail(f"{value!r} must be {bounds}", param, ctx)
+        return number
+
+
+def probing_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the SPEC §12 settings as options (docs/PROBING.md says what each protects and costs)."""
+    options = [
+        click.option("--min-slice-items", type=OrDefault(int, low=1),
+                     help="Answered items a slice needs before participants see it (default 25)."),
+        click.option("--public-feedback", type=click.Choice(["exact", "ladder"]),
+                     help="exact (default) or ladder (Blum & Hardt)."),
+        click.option("--ladder-step", type=OrDefault(float, low=0, high=1, strict_low=True),
+                     help="The ladder step (default max(0.001, 1/sqrt(public items)))."),
+        click.option("--min-answered", type=OrDefault(int, low=1),
+                     help="Refuse files answering fewer items ('default': no minimum)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def entry_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the SPEC §9 entry settings as options."""
+    options = [
+        click.option("--max-methods", type=OrDefault(int, low=1),
+                     help="Methods (entries) per team or user (default 3)."),
+        click.option("--final-selections", type=OrDefault(int, low=1),
+                     help="Submissions a team selects for the private ranking ('default': no selection)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 class IsoDateTime(click.ParamType):
     """An ISO 8601 date or datetime; a time zone is converted to UTC, none means UTC."""
 
@@ -74,9 +139,7 @@ class IsoDateTime(click.ParamType):
             parsed = datetime.fromisoformat(str(value).strip())
         except ValueError:
             self.fail(f"{value!r} is not an ISO 8601 date/time such as 2025-03-01T12:00:00Z", param, ctx)
-        if parsed.tzinfo is not None:
-            parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
-        return parsed
+        return naive_utc(parsed)
 
 
 @users_cli.command("create")
@@ -107,6 +170,18 @@ def tokens_create(email: str, name: str) -> None:
         click.echo(plaintext)
 
 
+@competitions_cli.command("import-archive")
+@click.argument("archive", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--slug", help="Import under this slug instead of the archived one.")
+@domain_errors
+def competitions_import_archive(archive: Path, slug: str | None) -> None:
+    """Rebuild a competition from its exported archive (SPEC §10); prints its id last."""
+    with service_context() as ctx:
+        competition = import_archive(ctx, source=archive, actor=OPERATOR, slug=slug)
+        click.echo(f"Imported competition {competition.slug!r} with {len(competition.phases)} phase(s).")
+        click.echo(competition.id)
+
+
 @competitions_cli.command("create")
 @click.argument("slug")
 @click.option("--title", required=True)
@@ -134,36 +209,69 @@ def competitions_create(slug: str, title: str, description: str) -> None:
               help="An importer's OUTDIR: labels.jsonl, questions.jsonl and phase.json from there.")
 @click.option("--start", "start_at", type=IsoDateTime(), help="Opening time (UTC unless a zone is given).")
 @click.option("--end", "end_at", type=IsoDateTime(), help="Closing time.")
-@click.option("--max-per-day", type=click.IntRange(min=0), help="Submissions per participant per UTC day.")
-@click.option("--max-total", type=click.IntRange(min=0), help="Submissions per participant in total.")
+@click.option("--max-per-day", type=click.IntRange(min=LIMIT_MIN), help="Submissions per participant per UTC day.")
+@click.option("--max-total", type=click.IntRange(min=LIMIT_MIN), help="Submissions per participant in total.")
 @click.option("--description", default="")
 @click.option("--visibility", type=click.Choice(["public", "hidden"]), default="public", show_default=True,
               help="Who sees the leaderboard.")
+@probing_options
+@entry_options
 @domain_errors
 def phases_create(slug: str, name: str, labels_path: Path | None, questions_path: Path | None,
                   config_path: Path | None, import_dir: Path | None, start_at: datetime | None,
                   end_at: datetime | None, max_per_day: int | None, max_total: int | None, description: str,
-                  visibility: str) -> None:
+                  visibility: str, **settings: Any) -> None:
     """Create the next phase of competition SLUG; prints its id last."""
     files = _phase_files(labels_path, questions_path, config_path, import_dir)
+    given = {key: value for key, value in settings.items() if value != DEFAULT}
+    entry = {key: given.pop(key, None) for key in ("max_methods", "final_selections")}
+    config = with_entry_settings(with_probing(files.config, given), entry)
     with service_context() as ctx:
         phase = phases.create_phase(
             ctx, competition_slug=slug, name=name, labels=files.labels, questions=files.questions,
-            config=files.config, start_at=start_at, end_at=end_at, max_per_day=max_per_day, max_total=max_total,
+            config=config, start_at=start_at, end_at=end_at, max_per_day=max_per_day, max_total=max_total,
             description=description, leaderboard_visibility=visibility, actor=OPERATOR,
         )
         click.echo(f"Created phase {phase.position} {phase.name!r} of {slug!r}: {phase.n_items} items, "
                    f"{'with' if phase.has_private_split else 'without'} a private split, "
-                   f"status {phases.phase_status(phase)}.")
+                   f"status {phase_status(phase)}.")
+        click.echo(phase_questions_report(ctx, phase).describe())
+        click.echo(phase.id)
+
+
+@phases_cli.command("set")
+@click.argument("phase_id", type=int)
+@probing_options
+@entry_options
+@domain_errors
+def phases_set(phase_id: int, **settings: Any) -> None:
+    """Change a phase's probing defences (SPEC §12) or entry settings (§9; no rescoring needed); prints its id last.
+
+    'default' restores a setting's default (ladder step from the public items; no minimum).
+    """
+    changes = {key: None if value == DEFAULT else value for key, value in settings.items() if value is not None}
+    if not changes:
+        raise click.UsageError("Give at least one of --min-slice-items, --public-feedback, --ladder-step, "
+                               "--min-answered, --max-methods, --final-selections.")
+    with service_context() as ctx:
+        phase = update_settings(ctx, phase_id=phase_id, actor=OPERATOR, **changes)
+        config = phase.task_config
+        click.echo(f"Phase {phase.id} {phase.name!r}: min_slice_items {config.get('min_slice_items')}, "
+                   f"public_feedback {config.get('public_feedback')}, ladder_step "
+                   f"{config.get('ladder_step', 'default')}, min_answered {config.get('min_answered', 'none')}, "
+                   f"max_methods {config.get('max_methods', 3)}, final_selections "
+                   f"{config.get('final_selections', 'none')}.")
         click.echo(phase.id)
 
 
 @phases_cli.command("open")
 @click.argument("phase_id", type=int)
+@click.option("--confirm-reopen", is_flag=True,
+              help="Reopen a closed phase although its private split has been shown.")
 @domain_errors
-def phases_open(phase_id: int) -> None:
+def phases_open(phase_id: int, confirm_reopen: bool) -> None:
     """Open a phase for submissions now; prints its id last."""
-    _change_phase(phases.open_phase, phase_id, "open")
+    _change_phase(functools.partial(phases.open_phase, confirm=confirm_reopen), phase_id, "open")
 
 
 @phases_cli.command("close")
@@ -187,10 +295,16 @@ def _change_phase(action: Callable[..., Phase], phase_id: int, state: str) -> No
 @click.argument("phase_id", type=int)
 @domain_errors
 def rescore_command(phase_id: int) -> None:
-    """Retire a phase's scores and score its submissions again; prints the phase id last."""
+    """Score a phase's submissions again in the foreground (the web's job runner); prints the phase id last."""
     with service_context() as ctx:
-        count = phases.rescore_phase(ctx, phase_id=phase_id, actor=OPERATOR)
-        click.echo(f"Queued {count} submission(s) of phase {phase_id} for rescoring.")
+        job = phases.rescore_phase(ctx, phase_id=phase_id, actor=OPERATOR, run=False)
+        total = rescoring.count_eligible(ctx, phase_id=phase_id)
+        click.echo(f"Re-scoring {total} submission(s) of phase {phase_id} (job {job.id})...")
+        run_job(ctx, job_id=job.id)
+        view = jobs.get_job(ctx, job_id=job.id, actor=OPERATOR)
+        if view.status != "done":
+            raise click.ClickException(f"job {job.id} {view.status}: {view.error or 'stopped'}")
+        click.echo(f"Re-scored {view.done} submission(s) of phase {phase_id}.")
         click.echo(phase_id)
 
 
@@ -198,9 +312,9 @@ def rescore_command(phase_id: int) -> None:
 @with_appcontext
 @domain_errors
 def requeue_command() -> None:
-    """Dispatch again every submission left received, queued or scoring; prints how many last."""
+    """Dispatch every unfinished submission now (queued, stale scoring, old platform failures); prints how many last."""
     with service_context() as ctx:
-        ids = scoring_runs.requeue_unfinished(ctx)
+        ids = recovery.requeue_unfinished(ctx)
         click.echo(f"Dispatched {len(ids)} unfinished submission(s){': ' if ids else '.'}"
                    + ", ".join(str(i) for i in ids))
         click.echo(len(ids))
@@ -211,8 +325,6 @@ def requeue_command() -> None:
 @domain_errors
 def demo_command() -> None:
     """Install a demo competition with phases, participants and scored entries; prints its id last."""
-    from leaderboard.services import demo_data
-
     with service_context() as ctx:
         competition, created = demo_data.install_demo(ctx)
         if created:

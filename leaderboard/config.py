@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+LEGACY_LABELS_DIR = PROJECT_ROOT / "hidden_labels"
+"""The label dir every instance of a checkout shared before labels moved under the data dir."""
 
 
 @dataclass(frozen=True)
@@ -25,17 +28,27 @@ class Settings:
     ratelimit_storage_uri: str
     max_upload_bytes: int
     trusted_proxies: int = 0
+    https: bool = False  # served over HTTPS only: HSTS and Secure cookies (TAILBOARD_HTTPS=1)
+    legacy_labels_dir: Path | None = None  # read-only fallback for label keys written before labels moved
+    # Recovery of platform failures (services/recovery.py): how often the sweep runs (0: no
+    # embedded timer), when unfinished work counts as abandoned, the first retry delay
+    # (doubling up to an hour), and the S3 connect/read timeout.
+    sweep_seconds: float = 30.0
+    stale_seconds: float = 900.0
+    retry_seconds: float = 30.0
+    storage_timeout_seconds: float = 30.0
+    api_ratelimit: str = "300 per minute"  # every API call of one token or address (a Flask-Limiter string)
     testing: bool = False
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Build settings from environment variables, then apply explicit overrides."""
         env = os.environ if env is None else env
         data_dir = Path(overrides.pop("data_dir", None) or env.get("TAILBOARD_DATA_DIR", "instance")).resolve()
-        labels_dir = Path(
-            overrides.pop("labels_dir", None)
-            or env.get("TAILBOARD_LABELS_DIR", str(PROJECT_ROOT / "hidden_labels"))
-        ).resolve()
+        explicit_labels = overrides.pop("labels_dir", None) or env.get("TAILBOARD_LABELS_DIR")
+        # Each instance keeps its labels under its own data dir, so two instances of one
+        # checkout never share a label directory unless told to (keys are content-addressed anyway).
+        labels_dir = Path(explicit_labels or data_dir / "hidden_labels").resolve()
         settings = cls(
             data_dir=data_dir,
             labels_dir=labels_dir,
@@ -47,6 +60,13 @@ class Settings:
             ratelimit_storage_uri=env.get("RATELIMIT_STORAGE_URI", "memory://"),
             max_upload_bytes=int(env.get("TAILBOARD_MAX_UPLOAD_BYTES", str(100 * 1024 * 1024))),
             trusted_proxies=int(env.get("TAILBOARD_TRUSTED_PROXIES", "0")),
+            https=env.get("TAILBOARD_HTTPS", "").strip().lower() in ("1", "true", "yes", "on"),
+            legacy_labels_dir=None if explicit_labels else LEGACY_LABELS_DIR,
+            sweep_seconds=float(env.get("TAILBOARD_SWEEP_SECONDS", "30")),
+            stale_seconds=float(env.get("TAILBOARD_STALE_SECONDS", "900")),
+            retry_seconds=float(env.get("TAILBOARD_RETRY_SECONDS", "30")),
+            storage_timeout_seconds=float(env.get("TAILBOARD_STORAGE_TIMEOUT", "30")),
+            api_ratelimit=env.get("TAILBOARD_API_RATELIMIT", "300 per minute"),
         )
         settings = replace(settings, **overrides)
         if settings.scoring_mode not in ("inline", "celery"):

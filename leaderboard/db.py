@@ -1,9 +1,15 @@
-"""Database engine, sessions and the declarative base with one naming convention."""
+"""Database engine, sessions, the declarative base with one naming convention, and how timestamps are stored.
+
+Every stored timestamp is naive UTC: ``utcnow`` makes one, ``naive_utc`` turns any datetime
+into one, ``as_aware_utc`` turns a stored one back into an aware one for serialization.
+``engine_url`` is the one driver choice for a DATABASE_URL, shared with migrations/env.py.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import overload
 
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine, make_url
@@ -26,13 +32,47 @@ class Base(DeclarativeBase):
 
 def utcnow() -> datetime:
     """Return the current time as a naive UTC datetime (how every timestamp is stored)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+@overload
+def naive_utc(value: datetime) -> datetime: ...
+
+
+@overload
+def naive_utc(value: None) -> None: ...
+
+
+def naive_utc(value: datetime | None) -> datetime | None:
+    """Return value as naive UTC, how timestamps are stored: aware values are converted, naive ones taken as UTC."""
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(UTC).replace(tzinfo=None)
+
+
+@overload
+def as_aware_utc(value: datetime) -> datetime: ...
+
+
+@overload
+def as_aware_utc(value: None) -> None: ...
+
+
+def as_aware_utc(value: datetime | None) -> datetime | None:
+    """Return a stored naive-UTC timestamp as an aware one (it serializes with its offset)."""
+    return None if value is None else value.replace(tzinfo=UTC)
+
+
+def engine_url(url: str) -> str:
+    """Return a database URL with the driver Tailboard uses: a bare postgresql:// means psycopg 3."""
+    if url.startswith("postgresql://"):
+        return "postgresql+psycopg://" + url[len("postgresql://"):]
+    return url
 
 
 def make_engine(url: str) -> Engine:
     """Create an engine; SQLite gets foreign keys, WAL and a busy timeout."""
-    if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    url = engine_url(url)
     if url.startswith("sqlite"):
         database = make_url(url).database
         if database and database != ":memory:":

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
 
 from flask import Flask, Response, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
+from leaderboard.db import utcnow
 from leaderboard.services import errors as domain
 
 log = logging.getLogger(__name__)
@@ -22,6 +22,7 @@ STATUS = {
     domain.Conflict: 409,
     domain.TooLarge: 413,
     domain.QuotaExceeded: 429,
+    domain.ScoringUnavailable: 503,
 }
 
 
@@ -56,8 +57,7 @@ def _domain_error(error: domain.DomainError) -> tuple[Response, int] | tuple[str
         )
     response.status_code = status
     if isinstance(error, domain.QuotaExceeded) and error.resets_at is not None:
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
-        response.headers["Retry-After"] = str(max(1, int((error.resets_at - now).total_seconds())))
+        response.headers["Retry-After"] = str(max(1, int((error.resets_at - utcnow()).total_seconds())))
     return response, status
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from flask import request
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
-    DateTimeLocalField,
+    DateTimeField,
     EmailField,
+    FloatField,
+    HiddenField,
     IntegerField,
     PasswordField,
     SelectField,
@@ -20,7 +23,6 @@ from wtforms import (
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import (
     DataRequired,
-    Email,
     EqualTo,
     Length,
     NumberRange,
@@ -28,16 +30,34 @@ from wtforms.validators import (
     Regexp,
     ValidationError,
 )
+from wtforms.widgets import TextInput
 
-UTC_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"]
+from leaderboard.services import accounts
+from leaderboard.services.competitions import SLUG_RE, SLUG_RULE
+from leaderboard.services.entries import PROMPTING
+from leaderboard.services.errors import Conflict, InvalidInput
+from leaderboard.services.phases import LIMIT_MIN
+
+UTC_FORMATS = ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
+"""A UTC date field shows and reads 24-hour "2025-03-01 14:00" (the first format), never the browser's local clock."""
+UTC_INPUT = {"placeholder": "YYYY-MM-DD HH:MM", "inputmode": "numeric", "autocomplete": "off",
+             "pattern": r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?", "class": "utc-input"}
 VISIBILITY_CHOICES = [
     SelectChoice("public", "Public: anyone can see the ranking"),
     SelectChoice("hidden", "Hidden: only organizers see the ranking"),
 ]
+FEEDBACK_CHOICES = [
+    SelectChoice("exact", "Exact: every upload shows its score"),
+    SelectChoice("ladder", "Ladder: only clear improvements show"),
+]
+METADATA_PREFIX = "meta_"
+YES_NO_CHOICES = [SelectChoice("", "Not said"), SelectChoice("yes", "Yes"), SelectChoice("no", "No")]
+PROMPTING_CHOICES = [SelectChoice("", "Not said"), *(SelectChoice(p, p.capitalize()) for p in PROMPTING)]
 IMPORT_FORMATS = [
     SelectChoice("creak", "CREAK (dev.json, train.json or contrast_set.json)"),
     SelectChoice("colota", "CoLoTa (CoLoTa_qa.json or CoLoTa_cv.json)"),
-    SelectChoice("tgcsr", "TG-CSR (one context's .jsonl with annotator votes)"),
+    SelectChoice("tgcsr", "TG-CSR (one context's -mc.jsonl, the paper's 1–4 ratings; or its -tf.jsonl, "
+                          "true/false, whose labels differ from mc on 82 of 1,187 items over the four contexts)"),
     SelectChoice("comparisonqa", "ComparisonQA (JSON array of question pairs)"),
 ]
 
@@ -46,17 +66,38 @@ class ActionForm(FlaskForm):
     """A POST button with nothing but its CSRF token (log out, open, close, re-score)."""
 
 
-class LoginForm(FlaskForm):
-    """Log in with email and password."""
+class ModerationForm(FlaskForm):
+    """Hide, disqualify or restore a submission; the reason is shown to its owner (required to disqualify)."""
 
-    email = EmailField("Email", validators=[DataRequired(), Email()])
+    reason = StringField("Reason (shown to the participant)", validators=[Optional(), Length(max=1000)])
+
+
+class ReopenForm(FlaskForm):
+    """Confirm reopening a closed phase whose private split everyone has seen."""
+
+    confirm = BooleanField("I understand that the private ranking has been shown, and reopen the phase anyway.",
+                           validators=[DataRequired("Tick the box to confirm.")])
+
+
+def valid_email(form: FlaskForm, field: EmailField) -> None:
+    """Apply the one email rule of accounts.check_email (the CLI and the services use it too)."""
+    try:
+        accounts.check_email(field.data or "")
+    except InvalidInput as error:
+        raise ValidationError(error.message) from None
+
+
+class LoginForm(FlaskForm):
+    """Log in with email and password (any address: a wrong one just does not match an account)."""
+
+    email = EmailField("Email", validators=[DataRequired(), Length(max=accounts.MAX_EMAIL_LENGTH)])
     password = PasswordField("Password", validators=[DataRequired()])
 
 
 class RegisterForm(FlaskForm):
     """Create a participant account."""
 
-    email = EmailField("Email", validators=[DataRequired(), Email(), Length(max=320)])
+    email = EmailField("Email", validators=[DataRequired(), valid_email])
     display_name = StringField(
         "Display name",
         validators=[DataRequired(), Length(min=2, max=80)],
@@ -66,15 +107,79 @@ class RegisterForm(FlaskForm):
     confirm = PasswordField("Repeat password", validators=[DataRequired(), EqualTo("password", "Passwords differ.")])
 
 
-class SubmissionForm(FlaskForm):
-    """Upload one prediction file to a phase."""
+class MetadataFields:
+    """The SPEC §9 metadata fields with plain labels, named ``meta_<key>``, for uploads and organizers' baselines.
+
+    Every posted ``meta_*`` field is read (``metadata_fields``), so a key the platform does
+    not know reaches the service, which names it; ``add_problems`` shows its answer.
+    """
+
+    meta_model = StringField("Model", validators=[Optional()])
+    meta_parameters_b = StringField("Parameters (billions)", validators=[Optional()])
+    meta_open_weights = SelectField("Open weights", choices=YES_NO_CHOICES, default="")
+    meta_uses_retrieval = SelectField("Uses retrieval", choices=YES_NO_CHOICES, default="")
+    meta_uses_knowledge_graph = SelectField("Uses a knowledge graph", choices=YES_NO_CHOICES, default="")
+    meta_prompting = SelectField("Prompting", choices=PROMPTING_CHOICES, default="")
+    meta_url = StringField("Link (paper or code)", validators=[Optional()])
+    meta_notes = TextAreaField("Notes", validators=[Optional()])
+    form_errors: list[str]
+
+    def metadata_fields(self) -> dict[str, str]:
+        """Return every posted meta_* field by metadata key (the service reads and checks them)."""
+        posted = request.form if request.method == "POST" else {}
+        return {name[len(METADATA_PREFIX):]: value for name, value in posted.items()
+                if name.startswith(METADATA_PREFIX)}
+
+    def metadata_field(self, key: str) -> Any:
+        """Return the form field of a metadata key, or None for a key the form does not show."""
+        return getattr(self, METADATA_PREFIX + key, None)
+
+    def add_problems(self, error: InvalidInput) -> None:
+        """Show the service's problems on the fields they name (method, metadata.<key>); the rest above the form."""
+        problems = error.details if isinstance(error.details, list) else []
+        for problem in problems or [{"field": None, "message": error.message}]:
+            name = str(problem.get("field") or "")
+            key = name.removeprefix("metadata.")
+            target = getattr(self, "method", None) if name == "method" else \
+                self.metadata_field(key) if name != key else None
+            if target is None:
+                self.form_errors.append(f"{key}: {problem['message']}" if name != key else error.message)
+            else:
+                target.errors = [*target.errors, problem["message"]]
+
+
+class SubmissionForm(FlaskForm, MetadataFields):
+    """Upload one prediction file to a phase, under a method (the entry) with optional public metadata (SPEC §9)."""
 
     file = FileField("Prediction file", validators=[FileRequired("Choose a file to upload.")])
+    method = StringField(
+        "Method", validators=[Optional()],
+        description="A name for this system or setting, e.g. “zero-shot” or “with knowledge graph”. Each method "
+                    "is its own row on the ranking. Empty: “default”.")
     description = StringField(
         "Description (optional)",
         validators=[Optional(), Length(max=500)],
         description="E.g. the model and prompt; shown to you and the organizers.",
     )
+
+    def show_refusal(self, error: Conflict) -> None:
+        """Mark the method field when the upload was refused for one method too many (the message is above)."""
+        if isinstance(error.details, dict) and "max_methods" in error.details:
+            methods = ", ".join(error.details.get("methods") or [])
+            self.method.errors = [*self.method.errors, f"One method too many: use one of {methods}."]
+
+
+class TeamForm(FlaskForm):
+    """Create a team in a competition (its creator joins it)."""
+
+    name = StringField("Team name", validators=[DataRequired(), Length(min=2, max=80)],
+                       description="Shown on the ranking instead of your display name.")
+
+
+class JoinTeamForm(FlaskForm):
+    """Join a team with the invite code a member shared."""
+
+    invite_code = StringField("Invite code", validators=[DataRequired(), Length(max=64)])
 
 
 class CompetitionForm(FlaskForm):
@@ -82,7 +187,7 @@ class CompetitionForm(FlaskForm):
 
     slug = StringField(
         "Slug",
-        validators=[DataRequired(), Length(max=64), Regexp(r"^[a-z0-9][a-z0-9-]*$", message="Use a-z, 0-9 and -.")],
+        validators=[DataRequired(), Regexp(SLUG_RE, message=SLUG_RULE)],
         description="Used in the address: /c/<slug>. Lowercase letters, digits and dashes.",
     )
     title = StringField("Title", validators=[DataRequired(), Length(max=200)])
@@ -94,13 +199,16 @@ class PhaseSettingsForm(FlaskForm):
 
     name = StringField("Name", validators=[DataRequired(), Length(max=120)])
     description = TextAreaField("Rules and description", validators=[Optional(), Length(max=20000)])
-    start_at = DateTimeLocalField("Start (UTC)", format=UTC_FORMATS, validators=[Optional()])
-    end_at = DateTimeLocalField("End (UTC)", format=UTC_FORMATS, validators=[Optional()])
-    max_per_day = IntegerField("Submissions per UTC day", validators=[Optional(), NumberRange(min=1)])
-    max_total = IntegerField("Submissions in total", validators=[Optional(), NumberRange(min=1)])
+    # A text field, not datetime-local: the browser would show the time on its own (often 12-hour) local clock.
+    start_at = DateTimeField("Start (UTC)", format=UTC_FORMATS, validators=[Optional()], render_kw=UTC_INPUT,
+                             widget=TextInput())
+    end_at = DateTimeField("End (UTC)", format=UTC_FORMATS, validators=[Optional()], render_kw=UTC_INPUT,
+                           widget=TextInput())
+    max_per_day = IntegerField("Submissions per UTC day", validators=[Optional(), NumberRange(min=LIMIT_MIN)])
+    max_total = IntegerField("Submissions in total", validators=[Optional(), NumberRange(min=LIMIT_MIN)])
     leaderboard_visibility = SelectField("Leaderboard visibility", choices=VISIBILITY_CHOICES)
 
-    def validate_end_at(self, field: DateTimeLocalField) -> None:
+    def validate_end_at(self, field: DateTimeField) -> None:
         """Refuse an end before the start."""
         if field.data and self.start_at.data and field.data <= self.start_at.data:
             raise ValidationError("The end must come after the start.")
@@ -118,7 +226,73 @@ class PhaseSettingsForm(FlaskForm):
         }
 
 
-class PhaseForm(PhaseSettingsForm):
+class ProbingFields:
+    """The probing defences of SPEC §12 (docs/PROBING.md), mixed into the phase create and edit forms."""
+
+    min_slice_items = IntegerField(
+        "Smallest breakdown row shown to participants", default=25,
+        validators=[Optional(), NumberRange(min=1)],
+        description="Answered items a slice (category, head/tail bucket, pair table) needs before participants "
+                    "see it. Empty: the default, 25; 1 turns the rule off.")
+    public_feedback = SelectField("Public score feedback", choices=FEEDBACK_CHOICES, default="exact")
+    ladder_step = FloatField(
+        "Ladder step", validators=[Optional(), NumberRange(min=0.0001, max=1)],
+        description="Empty: max(0.001, 1/√(public items)). Used only with the ladder.")
+    min_answered = IntegerField(
+        "Fewest answered items per file", validators=[Optional(), NumberRange(min=1)],
+        description="Files answering fewer items are refused (not charged). Empty: no minimum.")
+
+    def probing(self) -> dict[str, Any]:
+        """Return the probing settings this form sets (None: the default)."""
+        return {name: getattr(self, name).data for name in ("min_slice_items", "public_feedback", "ladder_step",
+                                                            "min_answered")}
+
+
+class ViewsFields:
+    """A phase's leaderboard views (SPEC §8.2) as JSON, on the phase edit form."""
+
+    views_text = TextAreaField(
+        "Leaderboard views (JSON, optional)", validators=[Optional(), Length(max=20000)],
+        description='A list like [{"name": "Long tail", "metric": "popularity.tail.accuracy", "columns": '
+                    '["popularity.tail.answer_rate"]}]. Empty: one view ranked by the primary metric. '
+                    "Changes apply at once, without re-scoring.")
+
+    def views(self) -> list[Any] | None:
+        """Return the views given (None: the default view); InvalidInput when the text is not a JSON list."""
+        text = (self.views_text.data or "").strip()
+        if not text:
+            return None
+        try:
+            views = json.loads(text)
+        except ValueError as exc:
+            raise InvalidInput(f"The views are not valid JSON: {exc}.") from None
+        if not isinstance(views, list):
+            raise InvalidInput("The views must be a JSON list of objects with name, metric and columns.")
+        return views
+
+
+class EntryFields:
+    """The entry settings of SPEC §9, mixed into the phase create and edit forms."""
+
+    max_methods = IntegerField(
+        "Methods per team or participant", default=3, validators=[Optional(), NumberRange(min=1, max=1000)],
+        description="Each method is one row of the ranking; a new method past this is refused. Empty: 3.")
+    final_selections = IntegerField(
+        "Final selections per team", validators=[Optional(), NumberRange(min=1, max=1000)],
+        description="When set, participants select up to this many submissions while the phase is open, and the "
+                    "private ranking after close uses the best selected one per method (or the best this many by "
+                    "public score when none is selected). Empty: every submission counts.")
+
+    def entry_settings(self) -> dict[str, Any]:
+        """Return the entry settings this form sets (None: the default)."""
+        return {"max_methods": self.max_methods.data, "final_selections": self.final_selections.data}
+
+
+class PhaseEditForm(PhaseSettingsForm, ProbingFields, ViewsFields, EntryFields):
+    """A phase's settings, probing defences and leaderboard views, as an organizer edits them after creation."""
+
+
+class PhaseForm(PhaseSettingsForm, ProbingFields, EntryFields):
     """Create a phase from a hidden label file, public questions and a task config."""
 
     labels = FileField("Hidden labels (JSON Lines)", validators=[FileRequired("Upload the label file.")])
@@ -148,11 +322,28 @@ class PhaseForm(PhaseSettingsForm):
 
 
 class ImportForm(PhaseSettingsForm):
-    """Create a phase from a benchmark's own released file via an importer."""
+    """Create a phase from a benchmark's own released file via an importer, with the importer's options."""
 
     format = SelectField("Benchmark format", choices=IMPORT_FORMATS)
-    source = FileField("Released file", validators=[FileRequired("Upload the benchmark's file.")])
-    preview = BooleanField("Preview only: show the import report without creating the phase")
+    source = FileField("Released file", description="Required unless a preview kept it.")
+    originals = FileField("CoLoTa originals (optional)", description=(
+        "CoLoTa only: baselines/data/QA-original.csv or CV-original.csv adds the popular originals as head "
+        "items, so the head/tail view compares them with the long-tail questions."))
+    modified = FileField("CoLoTa modified (optional, with the originals)", description=(
+        "CoLoTa only: QA-modified.csv or CV-modified.csv links each long-tail question to its original."))
+    private_percent = IntegerField(
+        "Private split (% of items, optional)", validators=[Optional(), NumberRange(min=1, max=90)],
+        description="Hidden until the phase closes; drawn within each category and popularity band, related "
+                    "items together, with a fixed seed. Empty: keep the file's own split (or none).")
+    preview = BooleanField("Preview only: show the import report without creating the phase (the file is kept)")
+    kept = HiddenField()
+
+    def sources(self) -> dict[str, Any]:
+        """Return the import's files (None where none was chosen), its split and a preview's kept token."""
+        source = _read(self.source.data)
+        return {"source": source or None, "filename": getattr(self.source.data, "filename", None) or "source",
+                "originals": _read(self.originals.data) or None, "modified": _read(self.modified.data) or None,
+                "private_percent": self.private_percent.data, "kept": None if source else self.kept.data}
 
 
 class CompetitionEditForm(FlaskForm):
@@ -168,8 +359,8 @@ class LabelsForm(FlaskForm):
     labels = FileField("Corrected hidden labels (JSON Lines)", validators=[FileRequired("Upload the label file.")])
 
 
-class BaselineForm(FlaskForm):
-    """Upload a named baseline (e.g. 'Human', 'GPT-4o') as a prediction file."""
+class BaselineForm(FlaskForm, MetadataFields):
+    """Upload a named baseline (e.g. 'Human', 'GPT-4o') as a prediction file, with the entries' metadata."""
 
     name = StringField("Baseline name", validators=[DataRequired(), Length(max=120)])
     file = FileField("Prediction file", validators=[FileRequired("Choose a file to upload.")])

@@ -5,12 +5,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from leaderboard.db import Base, utcnow
-
-SUBMISSION_STATUSES = ("received", "queued", "scoring", "scored", "failed")
 
 
 class User(Base):
@@ -23,6 +34,8 @@ class User(Base):
     display_name: Mapped[str] = mapped_column(String(80), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     is_organizer: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Bumped at logout: a session cookie carries the version it was issued under.
+    session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     # Flask-Login protocol, kept here so the model needs no Flask import.
@@ -80,10 +93,43 @@ class Competition(Base):
     )
 
 
+class Team(Base):
+    """Participants of one competition who submit together: one quota, one name on the board (SPEC §9)."""
+
+    __tablename__ = "teams"
+    __table_args__ = (UniqueConstraint("competition_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(80))
+    invite_code: Mapped[str] = mapped_column(String(32), unique=True)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    members: Mapped[list[TeamMember]] = relationship(back_populates="team", cascade="all, delete-orphan",
+                                                     order_by="TeamMember.id")
+
+
+class TeamMember(Base):
+    """A user's membership of a team; one team per user per competition."""
+
+    __tablename__ = "team_members"
+    __table_args__ = (UniqueConstraint("competition_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    joined_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    team: Mapped[Team] = relationship(back_populates="members")
+    user: Mapped[User] = relationship()
+
+
 class Phase(Base):
     """An ordered release of a competition with its own data, labels, limits and rules.
 
-    Status is derived (services.phases.phase_status): an organizer override
+    Status is derived (services.access.phase_status): an organizer override
     (``state_override`` 'open' or 'closed') wins; otherwise the clock decides from
     ``start_at``/``end_at`` (no start date means upcoming until opened).
     """
@@ -110,9 +156,16 @@ class Phase(Base):
     max_per_day: Mapped[int | None] = mapped_column(Integer)
     max_total: Mapped[int | None] = mapped_column(Integer)
     leaderboard_visibility: Mapped[str] = mapped_column(String(16), default="public")
+    # When the private split's scores were first shown (the phase closed), kept when an organizer reopens it.
+    private_shown_at: Mapped[datetime | None] = mapped_column(DateTime)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     competition: Mapped[Competition] = relationship(back_populates="phases")
+
+    @property
+    def primary_metric(self) -> str:
+        """Return the metric (path) the phase ranks by: its config's primary_metric, accuracy by default."""
+        return str(self.task_config.get("primary_metric", "accuracy"))
 
 
 class Submission(Base):
@@ -137,11 +190,28 @@ class Submission(Base):
     idempotency_key: Mapped[str | None] = mapped_column(String(200))
     quota_day: Mapped[str | None] = mapped_column(String(10))
     is_baseline: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Scoring attempts that ended in a platform failure; shown to organizers.
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # When a platform-failed or stalled submission is due to be tried again.
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # When the current scoring attempt started (a 'scoring' row older than a limit is stale).
+    scoring_started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # The entry (SPEC §9): the method it belongs to, the uploader's team at upload time, public metadata.
+    method: Mapped[str] = mapped_column(String(80), default="default", server_default="default")
+    entry_metadata: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    team_id: Mapped[int | None] = mapped_column(ForeignKey("teams.id", ondelete="SET NULL"), index=True)
+    selected: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")  # a final selection
+    # Moderation (SPEC §10): None, "hidden" or "disqualified"; a moderated submission is never on the board.
+    moderation: Mapped[str | None] = mapped_column(String(16))
+    moderation_reason: Mapped[str | None] = mapped_column(Text)
+    moderated_at: Mapped[datetime | None] = mapped_column(DateTime)
+    moderated_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
 
     phase: Mapped[Phase] = relationship()
-    user: Mapped[User] = relationship()
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
+    team: Mapped[Team | None] = relationship()
     scores: Mapped[list[Score]] = relationship(back_populates="submission", order_by="Score.id")
 
 
@@ -161,6 +231,12 @@ class Score(Base):
     results: Mapped[dict[str, Any]] = mapped_column(JSON)
     public_primary: Mapped[float | None] = mapped_column(Float)
     private_primary: Mapped[float | None] = mapped_column(Float)
+    # What a participant was shown under the phase's public_feedback rule (SPEC §12), or None.
+    feedback: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # Per-item correctness in the scored label version's item order (numpy.packbits, scoring.correctness),
+    # for SPEC §8.3's McNemar test: never served, never logged, not loaded unless asked for.
+    correct_bits: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    answered_bits: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     retired_at: Mapped[datetime | None] = mapped_column(DateTime)
 
@@ -183,18 +259,167 @@ class Baseline(Base):
     submission: Mapped[Submission] = relationship()
 
 
-class QuotaUsage(Base):
-    """Submissions charged to one user in one phase on one UTC day ('total' for all days).
+class LabelVersion(Base):
+    """One version of a phase's hidden label file (the phase points at the newest); kept for the archive."""
 
-    Charged with one conditional UPDATE (``used < limit``) so concurrent uploads can
-    never exceed the limit; refunded on platform failures.
+    __tablename__ = "label_versions"
+    __table_args__ = (UniqueConstraint("phase_id", "version"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    labels_key: Mapped[str] = mapped_column(String(500))
+    labels_sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Job(Base):
+    """A long organizer task run in the background (SPEC §10): re-scoring, replacing labels, importing.
+
+    ``claimed_by`` and ``heartbeat_at`` belong to the run that holds it; a running job whose
+    heartbeat is older than stale_seconds was abandoned (its process died) and is resumed
+    from ``params['cursor']``. ``error`` is for the competition's managers only.
+    """
+
+    __tablename__ = "jobs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    competition_id: Mapped[int | None] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"),
+                                                       index=True)
+    phase_id: Mapped[int | None] = mapped_column(ForeignKey("phases.id", ondelete="CASCADE"))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int | None] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    actor_name: Mapped[str] = mapped_column(String(120))
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class AuditEntry(Base):
+    """One organizer action on a competition (SPEC §10): when, who, on what, in one line. Managers only."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    actor_name: Mapped[str] = mapped_column(String(120))  # the display name then, or "operator (<os user>)"
+    target: Mapped[str] = mapped_column(String(200))  # e.g. "phase 3 “Camping”", "submission 41"
+    summary: Mapped[str] = mapped_column(String(500))
+
+
+class QuotaUsage(Base):
+    """Submissions charged to one entry owner in one phase on one UTC day ('total' for all days).
+
+    The owner is a team ("team:<id>"), whose members share the quota, or a user without a
+    team ("user:<id>"); services.quota.owner_key is the one spelling. Charged with one
+    conditional UPDATE (``used < limit``) so concurrent uploads can never exceed the
+    limit; refunded on platform failures.
     """
 
     __tablename__ = "quota_usage"
-    __table_args__ = (UniqueConstraint("phase_id", "user_id", "day"),)
+    __table_args__ = (UniqueConstraint("phase_id", "owner", "day"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id", ondelete="CASCADE"))
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    owner: Mapped[str] = mapped_column(String(32))
     day: Mapped[str] = mapped_column(String(10))
     used: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Board(Base):
+    """Where the materialized board of one phase stands (services/boards.py, docs/RANKING.md).
+
+    ``wanted`` counts the changes writers announced (board_events.board_changed), ``built``
+    the announced changes the rows reflect; ``version`` moves whenever the rows change
+    and keys every cache of the board; ``signature`` names what the score cells were
+    computed under (views, probing settings, splits): a new one recomputes them.
+    """
+
+    __tablename__ = "boards"
+
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id", ondelete="CASCADE"), primary_key=True)
+    wanted: Mapped[int] = mapped_column(Integer, default=0)
+    built: Mapped[int] = mapped_column(Integer, default=0)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    signature: Mapped[str] = mapped_column(String(64), default="")
+    refreshed_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class BoardDirty(Base):
+    """A change announced to a phase's board and not yet built: a submission, or the whole board (NULL)."""
+
+    __tablename__ = "board_dirty"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id", ondelete="CASCADE"), index=True)
+    submission_id: Mapped[int | None] = mapped_column(Integer)
+
+
+class ScoreCell(Base):
+    """One figure of an active score as the board shows it: a metric path's value and interval on one board.
+
+    ``board`` is "open" (the board while the phase is not closed) or "closed" (after close);
+    values are what participants may see there (services.visibility), before the ladder.
+    """
+
+    __tablename__ = "score_cells"
+    __table_args__ = (Index("ix_score_cells_phase_board_path", "phase_id", "board", "path"),)
+
+    score_id: Mapped[int] = mapped_column(ForeignKey("scores.id", ondelete="CASCADE"), primary_key=True)
+    board: Mapped[str] = mapped_column(String(8), primary_key=True)
+    path: Mapped[str] = mapped_column(String(300), primary_key=True)
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id", ondelete="CASCADE"))
+    value: Mapped[float | None] = mapped_column(Float)
+    lo: Mapped[float | None] = mapped_column(Float)
+    hi: Mapped[float | None] = mapped_column(Float)
+
+
+class BoardRow(Base):
+    """One ranked row of a phase's board: an entry's best submission in one view, on one board (SPEC §8.3, §9).
+
+    An entry is (team, or user without a team; method); a baseline is an entry of its own.
+    ``position`` is the row's place in the view's order (baselines included), ``rank`` its
+    ordinal among ranked rows; the row's other columns are its score's cells.
+    """
+
+    __tablename__ = "board_rows"
+    __table_args__ = (
+        UniqueConstraint("phase_id", "board", "view", "entry"),
+        Index("ix_board_rows_phase_board_view_position", "phase_id", "board", "view", "position"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id", ondelete="CASCADE"))
+    board: Mapped[str] = mapped_column(String(8))
+    view: Mapped[int] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer)
+    entry: Mapped[str] = mapped_column(String(120))
+    submission_id: Mapped[int] = mapped_column(Integer)
+    score_id: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int | None] = mapped_column(Integer)  # the uploader, for a user without a team
+    team_id: Mapped[int | None] = mapped_column(Integer)
+    display_name: Mapped[str] = mapped_column(String(120))
+    team: Mapped[str | None] = mapped_column(String(80))
+    method: Mapped[str] = mapped_column(String(80))
+    entry_metadata: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    is_baseline: Mapped[bool] = mapped_column(Boolean)
+    builtin: Mapped[bool] = mapped_column(Boolean)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime)
+    submissions: Mapped[int] = mapped_column(Integer)  # scored submissions of the entry on this board
+    rank: Mapped[int | None] = mapped_column(Integer)
+    stat_rank: Mapped[int | None] = mapped_column(Integer)
+    p_vs_previous: Mapped[float | None] = mapped_column(Float)
+    value: Mapped[float | None] = mapped_column(Float)
+    ci_lo: Mapped[float | None] = mapped_column(Float)
+    ci_hi: Mapped[float | None] = mapped_column(Float)
+    ladder_step: Mapped[float | None] = mapped_column(Float)  # figures rounded to this step (the ladder)
+    withheld: Mapped[bool] = mapped_column(Boolean, default=False)  # under the ladder, nothing released yet

@@ -1,10 +1,14 @@
-"""The Celery app of the scale-out deployment: ``celery -A leaderboard.tasks worker``.
+"""The Celery app of the scale-out deployment: ``celery -A leaderboard.tasks worker`` and ``... beat``.
 
-The web process sends ``tailboard.score_submission`` by name (services.dispatch);
-this module is imported only by workers. A submission is committed as queued before
-it is sent, the task is acknowledged only after it ran (``task_acks_late``), and a
-worker killed mid-task gives the message back to the broker
-(``task_reject_on_worker_lost``): a crash leaves the submission queued, never lost.
+The web process sends ``tailboard.score_submission`` by name (leaderboard/runtime.py's CeleryDispatcher);
+this module is imported only by workers and beat. A submission is committed as queued
+before it is sent, the task is acknowledged only after it ran (``task_acks_late``), and
+a worker process killed mid-task gives the message back (``task_reject_on_worker_lost``).
+A whole worker killed leaves its message unacknowledged in Redis until the visibility
+timeout (stale_seconds, not Redis's default hour) and its submission ``scoring``: beat
+runs ``tailboard.sweep`` every sweep_seconds, which takes such a submission back once its
+attempt is older than stale_seconds and dispatches it again (services/recovery.py).
+Nobody has to run ``flask requeue``.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from celery import Celery
 from sqlalchemy.exc import OperationalError
 
 from leaderboard.config import Settings
-from leaderboard.runtime import Runtime, build_runtime
-from leaderboard.services.dispatch import SCORE_TASK
+from leaderboard.runtime import JOB_TASK, SCORE_TASK, SWEEP_TASK, Runtime, build_runtime
+from leaderboard.services.job_runner import run_job
+from leaderboard.services.jobs import resumable_ids
+from leaderboard.services.recovery import sweep
 from leaderboard.services.scoring_runs import score_submission
 
 app = Celery("tailboard")
@@ -41,7 +47,20 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_serializer": "json",
         "accept_content": ["json"],
         "worker_hijack_root_logger": False,
+        # Unacknowledged messages come back after this long, not Redis's default hour; a
+        # message given back while its run still goes on finds the row claimed and stops.
+        "broker_transport_options": {"visibility_timeout": max(60, int(settings.stale_seconds))},
+        "beat_schedule": _beat_schedule(settings),
     }
+
+
+def _beat_schedule(settings: Settings) -> dict[str, Any]:
+    """Return beat's schedule: the sweep every sweep_seconds (none when that is 0)."""
+    if settings.sweep_seconds <= 0:
+        return {}
+    # A sweep left waiting past the next one (workers busy or away) is dropped, not piled up.
+    return {"sweep": {"task": SWEEP_TASK, "schedule": settings.sweep_seconds,
+                      "options": {"expires": settings.sweep_seconds}}}
 
 
 def worker_runtime() -> Runtime:
@@ -49,7 +68,7 @@ def worker_runtime() -> Runtime:
     pid = os.getpid()
     if pid not in _runtimes:
         _runtimes.clear()  # an inherited parent runtime must not share connections
-        _runtimes[pid] = build_runtime(Settings.from_env())
+        _runtimes[pid] = build_runtime(Settings.from_env(), score=score_submission, run_job=run_job)
     return _runtimes[pid]
 
 
@@ -61,6 +80,22 @@ def worker_runtime() -> Runtime:
 )
 def score_submission_task(submission_id: int) -> None:
     """Score one submission in a fresh session of this worker's runtime."""
+    worker_runtime().score_now(submission_id)
+
+
+@app.task(name=JOB_TASK, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=8)
+def run_job_task(job_id: int) -> None:
+    """Run one background job (re-scoring, label replacement) on this worker."""
+    worker_runtime().run_job_now(job_id)
+
+
+@app.task(name=SWEEP_TASK)
+def sweep_task() -> int:
+    """Dispatch again what is due or abandoned (submissions, then jobs); return how many submissions."""
     runtime = worker_runtime()
     with runtime.sessions() as session:
-        score_submission(runtime.context(session), submission_id=submission_id)
+        ctx = runtime.context(session)
+        dispatched = sweep(ctx)
+        for job_id in resumable_ids(ctx):
+            ctx.dispatch_job(job_id)
+        return len(dispatched)

@@ -1,34 +1,29 @@
-"""Jinja filters and globals for showing scores, dates and metric names to people."""
+"""Jinja filters and globals for showing scores, dates and metric names to people.
+
+Metric names, labels and directions come from scoring's registry (``scoring.METRICS``);
+this module only decides how they are shown.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from flask import Flask, current_app
 from markupsafe import Markup, escape
 
-from leaderboard.services.phases import phase_status
+from leaderboard.charts import result_charts, value_range
+from leaderboard.db import naive_utc
+from leaderboard.services.access import phase_status
+from leaderboard.services.board_spec import headtail_metric, path_label
+from scoring import METRICS, UnknownMetricError, metric_label
 
-METRIC_NAMES = {
-    "accuracy": "Accuracy",
-    "answer_rate": "Answer rate",
-    "selective_accuracy": "Selective accuracy",
-    "f1": "F1",
-    "macro_f1": "Macro-F1",
-    "group_accuracy": "Group accuracy",
-    "ece": "ECE",
-    "n": "Items",
-    "answered": "Answered",
-    "correct": "Correct",
-}
-
-# The metrics shown as columns, in order; counts are shown separately.
-RATE_METRICS = ("accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy", "ece")
-
-# ECE is the one shown metric where lower is better.
-LOWER_IS_BETTER = frozenset({"ece"})
+CURVE_ONLY = frozenset({"aurc"})
+"""Registry metrics summarised by a curve on the submission page rather than shown as a column."""
+RATE_METRICS = tuple(name for name in METRICS if name not in CURVE_ONLY)
+"""The metrics shown as columns, in the registry's order; counts are shown separately."""
+LOWER_IS_BETTER = frozenset(name for name, metric in METRICS.items() if not metric.higher_is_better)
 
 GLOSSARY = (
     ("accuracy", "Share of all items answered correctly. An abstention counts as wrong."),
@@ -55,6 +50,9 @@ def init_app(app: Flask) -> None:
         paragraphs=paragraphs,
         signed=signed,
         percent=percent,
+        pvalue=pvalue,
+        short=short,
+        path_name=path_label,
     )
     app.jinja_env.globals.update(
         RATE_METRICS=RATE_METRICS,
@@ -64,6 +62,9 @@ def init_app(app: Flask) -> None:
         present_metrics=present_metrics,
         breakdown_values=breakdown_values,
         phase_status=phase_status,
+        headtail_metric=headtail_metric,
+        result_charts=result_charts,
+        value_range=value_range,
     )
     app.context_processor(_upload_limit)
 
@@ -89,6 +90,23 @@ def signed(value: Any, digits: int = 4) -> str:
     return ("+" if number > 0 else "−" if number < 0 else "±") + text
 
 
+def short(value: Any) -> str:
+    """Format a figure compactly: at most 4 decimals, at least 2 (0.7 → 0.70, 0.7333 → 0.7333); None as a dash."""
+    if value is None or isinstance(value, bool):
+        return "–"
+    if isinstance(value, int):
+        return str(value)
+    text = f"{float(value):.4f}".rstrip("0")
+    return text + "0" * max(0, 2 - len(text.split(".")[1]))
+
+
+def pvalue(value: Any) -> str:
+    """Format a p-value to 4 decimals; below 0.0001 as '< 0.0001'; None as an en dash."""
+    if value is None:
+        return "–"
+    return "< 0.0001" if float(value) < 0.0001 else f"{float(value):.4f}"
+
+
 def percent(value: Any, digits: int = 1) -> str:
     """Format a share as a percentage (0.1234 → 12.3%)."""
     if value is None:
@@ -100,24 +118,22 @@ def utc(value: datetime | None, with_time: bool = True) -> str:
     """Format a naive-UTC timestamp as '2025-03-01 14:00 UTC'."""
     if value is None:
         return "—"
-    return _naive_utc(value).strftime("%Y-%m-%d %H:%M UTC" if with_time else "%Y-%m-%d")
+    return naive_utc(value).strftime("%Y-%m-%d %H:%M UTC" if with_time else "%Y-%m-%d")
 
 
 def isoutc(value: datetime | None) -> str:
     """Format a naive-UTC timestamp as ISO 8601 with a Z, for <time datetime=...>."""
     if value is None:
         return ""
-    return _naive_utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _naive_utc(value: datetime) -> datetime:
-    """Return value as naive UTC (aware timestamps converted, naive ones taken as UTC already)."""
-    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+    return naive_utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def metric_name(key: str) -> str:
-    """Return the human name of a metric key."""
-    return METRIC_NAMES.get(key, key.replace("_", " ").capitalize())
+    """Return the human name of a metric or count (the registry's label); other keys and paths are spelled out."""
+    try:
+        return metric_label(key)
+    except UnknownMetricError:
+        return key.replace("_", " ").capitalize()
 
 
 def paragraphs(text: str | None) -> Markup:

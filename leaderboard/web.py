@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from flask import Flask, current_app, g
 
+from leaderboard import security
+from leaderboard.converters import MAX_ID
 from leaderboard.extensions import login_manager
 from leaderboard.models import User
 from leaderboard.runtime import Runtime, ServiceContext
+
+log = logging.getLogger(__name__)
 
 
 def init_app(app: Flask, runtime: Runtime) -> None:
@@ -34,12 +40,21 @@ def _close_session(exc: BaseException | None) -> None:
     context: ServiceContext | None = g.pop("tailboard_ctx", None)
     if context is None:
         return
-    if exc is not None:
-        context.session.rollback()
-    context.session.close()
+    try:
+        if exc is not None:
+            context.session.rollback()
+        context.session.close()
+    except Exception:  # the answer is built: a lost connection must not turn it into an empty 500
+        log.warning("closing the request's database session failed; dropping its connection", exc_info=True)
+        try:
+            context.session.invalidate()
+        except Exception:  # the connection is gone already; the pool opens a new one
+            log.warning("dropping the request's database connection failed", exc_info=True)
 
 
 def _load_user(user_id: str) -> User | None:
-    if not user_id.isdigit():
+    if not user_id.isdigit() or int(user_id) > MAX_ID:
         return None
-    return ctx().session.get(User, int(user_id))
+    user = ctx().session.get(User, int(user_id))
+    # A session cookie issued before the user's last logout no longer logs anyone in.
+    return user if user is not None and security.session_is_current(user) else None

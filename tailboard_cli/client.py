@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import requests
 
@@ -70,15 +72,20 @@ class Client:
         path: Path,
         *,
         description: str = "",
+        method: str = "",
+        metadata: dict[str, Any] | None = None,
         idempotency_key: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         attempts: int = 3,
     ) -> dict[str, Any]:
-        """Upload a prediction file; retries of a broken upload reuse one Idempotency-Key."""
+        """Upload a prediction file under a method with metadata; retries of a broken upload reuse one key."""
         key = idempotency_key or uuid.uuid4().hex
+        fields = {"description": description, "method": method}
+        if metadata:
+            fields["metadata"] = json.dumps(metadata)
         for attempt in range(1, attempts + 1):
             with path.open("rb") as handle:
-                body, content_type = multipart_body(handle, path.name, {"description": description}, progress)
+                body, content_type = multipart_body(handle, path.name, fields, progress)
                 headers = {"Content-Type": content_type, "Idempotency-Key": key}
                 try:
                     response = self._request(
@@ -90,6 +97,35 @@ class Client:
                         raise
             time.sleep(attempt)  # the same key makes a retry of an upload that did arrive harmless
         raise AssertionError("unreachable")
+
+    def create_team(self, competition: str, name: str) -> dict[str, Any]:
+        """Create a team in a competition (the caller joins it); the answer carries its invite code."""
+        return self._json("POST", f"/competitions/{competition}/teams", json={"name": name})
+
+    def join_team(self, invite_code: str) -> dict[str, Any]:
+        """Join the team of an invite code."""
+        return self._json("POST", "/teams/join", json={"invite_code": invite_code})
+
+    def leave_team(self, team_id: int) -> dict[str, Any]:
+        """Leave a team (only before its first submission)."""
+        return self._json("POST", f"/teams/{team_id}/leave")
+
+    def team(self, team_id: int) -> dict[str, Any]:
+        """Return a team: members, and for its members the invite code and entries."""
+        return self._json("GET", f"/teams/{team_id}")
+
+    def select(self, submission_id: int, *, selected: bool = True) -> dict[str, Any]:
+        """Select (or unselect) a submission for the final ranking."""
+        return self._json("POST", f"/submissions/{submission_id}/{'select' if selected else 'unselect'}")
+
+    def add_baseline(self, phase_id: int, path: Path, *, name: str,
+                     metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Add an organizer's named baseline to a phase."""
+        fields = {"name": name, **({"metadata": json.dumps(metadata)} if metadata else {})}
+        with path.open("rb") as handle:
+            body, content_type = multipart_body(handle, path.name, fields, None)
+            return self._json("POST", f"/phases/{phase_id}/baselines", data=body,
+                              headers={"Content-Type": content_type}, timeout=UPLOAD_TIMEOUT)
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         response = self._request(method, path, **kwargs)

@@ -7,12 +7,13 @@ import getpass
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tqdm import tqdm
 
-from tailboard_cli import __version__, render
+from tailboard_cli import __version__, entries, render
 from tailboard_cli.client import ApiError, Client, NetworkError
 from tailboard_cli.config import NotLoggedIn, Profile, load_profile, normalize_url, save_profile
 
@@ -24,7 +25,7 @@ EXIT_CODES = """exit codes:
   2 usage error           7 not found (or not yours)
   3 not logged in / token rejected / not allowed
   4 file or input rejected (prints each problem with its line number)
-  8 the submission failed while scoring      9 conflict (e.g. phase not open)
+  8 the submission failed while scoring      9 conflict (e.g. phase not open, one method too many)
   10 gave up waiting for scores (--timeout)"""
 STATUS_EXIT = {400: EXIT_INVALID, 401: EXIT_AUTH, 403: EXIT_AUTH, 404: EXIT_NOT_FOUND, 409: EXIT_CONFLICT,
                413: EXIT_INVALID, 429: EXIT_QUOTA}
@@ -46,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exit as stop:
         print(f"tailboard: {stop}", file=sys.stderr)
         return stop.code
+    except entries.UsageProblem as problem:
+        print(f"tailboard: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     except ApiError as error:
         return _report_api_error(error)
     except NetworkError as error:
@@ -76,10 +80,12 @@ def cmd_submit(args: argparse.Namespace) -> None:
     path = Path(args.file)
     if not path.is_file():
         raise Exit(EXIT_USAGE, f"no such file: {path}")
+    metadata = entries.parse_meta(args.meta)
     client = _client()
     with tqdm(total=None, unit="B", unit_scale=True, unit_divisor=1024, desc="upload",
               disable=args.quiet, file=sys.stderr) as bar:
-        accepted = client.submit(args.phase, path, description=args.description, progress=_progress(bar))
+        accepted = client.submit(args.phase, path, description=args.description, method=args.method,
+                                 metadata=metadata, progress=_progress(bar))
     print(f"Submission {accepted['id']} accepted ({accepted['status']}): {accepted['url']}")
     if args.wait:
         _show_submission(_wait(client, accepted["id"], args.timeout, args.quiet), args.json)
@@ -141,6 +147,7 @@ def _show_submission(submission: dict[str, Any], as_json: bool) -> None:
         print(json.dumps(submission, indent=2))
     else:
         print(f"Submission {submission['id']} (phase {submission['phase_id']}): {submission['status']}")
+        print(render.entry(submission))
         if submission["status"] == "scored":
             scores, scope = submission.get("scores"), submission.get("scores_scope")
             print("\n".join(render.scores(scores, submission.get("primary_metric"), scope)))
@@ -180,6 +187,8 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("phase", metavar="PHASE", type=int)
     submit.add_argument("file", metavar="FILE")
     submit.add_argument("--description", default="", help="a note shown with the submission")
+    submit.add_argument("--method", default="", help="the entry's method name (default: 'default')")
+    submit.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help=entries.META_HELP)
     submit.add_argument("--wait", action="store_true", help="wait for the scores and print them")
     submit.add_argument("--timeout", type=float, default=900, help="seconds --wait waits (default 900)")
     submit.add_argument("--quiet", action="store_true", help="no progress output")
@@ -198,6 +207,7 @@ def _parser() -> argparse.ArgumentParser:
     phases.add_argument("competition", metavar="COMPETITION")
     phases.add_argument("--json", action="store_true")
     phases.set_defaults(handler=cmd_phases)
+    entries.add_parsers(commands, _client)
     return parser
 
 

@@ -1,10 +1,16 @@
-"""Plain-text views of API answers: scores, validation problems, rankings, phases."""
+"""Plain-text views of API answers: scores, validation problems, rankings, phases.
+
+The client keeps no list of metrics: it prints the metrics a slice object carries, in the
+order the server sends them (the order of scoring's registry), so a metric added there
+shows up here without a release of the client.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-HEADLINE = ("accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy", "ece")
+NOT_METRICS = frozenset({"n", "answered", "correct", "ci"})
+"""Keys of a slice object (SPEC §3, §4) that are counts or intervals rather than metrics."""
 
 
 def number(value: Any) -> str:
@@ -33,6 +39,14 @@ def scores(results: dict[str, Any] | None, primary: str | None = None, scope: st
     return lines or ["No scores to show."]
 
 
+def entry(submission: dict[str, Any]) -> str:
+    """Return the line naming a submission's entry: method, team, metadata, final selection."""
+    who = f"team {submission['team']}, " if submission.get("team") else ""
+    meta = ", ".join(f"{key}={value}" for key, value in (submission.get("metadata") or {}).items())
+    selected = "; selected for the final ranking" if submission.get("selected") else ""
+    return f"  entry: {who}method {submission.get('method', 'default')!r}" + (f" ({meta})" if meta else "") + selected
+
+
 def problems(details: Any) -> list[str]:
     """Return one line per validation problem: 'line N (id X): message'."""
     if not isinstance(details, dict) or "errors" not in details:
@@ -50,17 +64,23 @@ def problems(details: Any) -> list[str]:
 
 
 def leaderboard(board: dict[str, Any]) -> list[str]:
-    """Return the ranking as a fixed-width table."""
-    metric = board["primary_metric"]
-    header = f"{'rank':>4}  {'name':<28} {metric:>10}  submitted"
-    lines = [f"Split: {board['split']}. {board['rule']}", header, "-" * len(header)]
+    """Return one view of the ranking as a fixed-width table: rank, statistical rank, entry, value, interval."""
+    view = board["view"]
+    metric = view["metric"]
+    header = f"{'rank':>4} {'stat':>4}  {'entry':<34} {metric[-12:]:>12}  {'95% interval':<17} submitted"
+    lines = [f"View: {view['name']}. Split: {board['split']}. {board['rule']}", header, "-" * len(header)]
     for row in board["rows"]:
-        name = row["display_name"] + (" [baseline]" if row["is_baseline"] else "")
+        name = row["display_name"] + (" [baseline]" if row["is_baseline"] else f" ({row['method']})")
         when = (row.get("submitted_at") or "")[:16].replace("T", " ")
         rank = "-" if row["rank"] is None else str(row["rank"])  # baselines take no rank
-        lines.append(f"{rank:>4}  {name[:28]:<28} {number(row['primary']):>10}  {when}")
+        stat = "-" if row.get("stat_rank") is None else str(row["stat_rank"])
+        ci = row.get("ci")
+        interval = f"[{number(ci[0])}, {number(ci[1])}]" if ci else ""
+        lines.append(f"{rank:>4} {stat:>4}  {name[:34]:<34} {number(row['value']):>12}  {interval:<17} {when}")
     if not board["rows"]:
         lines.append("  (no entries yet)")
+    elif board.get("total", 0) > len(board["rows"]):
+        lines.append(f"  ... {board['total'] - len(board['rows'])} more (the CSV has every row)")
     return lines
 
 
@@ -79,8 +99,8 @@ def phases(competition: dict[str, Any]) -> list[str]:
 def _metrics(overall: dict[str, Any], primary: str | None, *, indent: str) -> list[str]:
     ci = overall.get("ci") or {}
     lines = []
-    for name in HEADLINE:
-        if name not in overall:
+    for name, value in overall.items():
+        if name in NOT_METRICS or isinstance(value, (dict, list)):
             continue
         interval = ci.get(name)
         extra = f"  [{number(interval[0])}, {number(interval[1])}]" if interval else ""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import io
 import uuid
-from typing import BinaryIO, Callable
+from collections.abc import Callable
+from typing import BinaryIO
 
 try:
     from requests_toolbelt.multipart.encoder import MultipartEncoder, MultipartEncoderMonitor

@@ -8,7 +8,7 @@ import secrets
 from datetime import timedelta
 
 from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -19,6 +19,7 @@ from leaderboard.services.errors import Conflict, InvalidInput, NotFound, Unauth
 
 TOKEN_PREFIX = "tb_"
 MIN_PASSWORD_LENGTH = 8
+MAX_EMAIL_LENGTH = 320
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 SYSTEM_EMAIL = "system@tailboard.invalid"
 SYSTEM_NAME = "Tailboard"
@@ -32,6 +33,22 @@ def normalize_email(email: str) -> str:
     return email.strip().lower()
 
 
+def check_email(email: str) -> str:
+    """Return the address normalized for storage, or raise InvalidInput: the one email rule of web, CLI and API.
+
+    Syntax only (no DNS lookup); special-use domains that can never receive mail
+    (.test, .invalid, .localhost, .local, .onion, .arpa) are refused.
+    """
+    address = email.strip()
+    if len(address) > MAX_EMAIL_LENGTH:
+        raise InvalidInput(f"An email address has at most {MAX_EMAIL_LENGTH} characters.")
+    try:
+        validate_email(address, check_deliverability=False)
+    except EmailNotValidError as error:
+        raise InvalidInput(f"Not a valid email address: {error}") from None
+    return normalize_email(address)
+
+
 def register_user(
     ctx: ServiceContext,
     *,
@@ -41,7 +58,7 @@ def register_user(
     is_organizer: bool = False,
 ) -> User:
     """Create an account; the display name defaults to the email's local part."""
-    address = _checked_email(email)
+    address = check_email(email)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise InvalidInput(f"The password must have at least {MIN_PASSWORD_LENGTH} characters.")
     if ctx.session.scalar(select(User.id).where(User.email == address)) is not None:
@@ -72,19 +89,17 @@ def authenticate(ctx: ServiceContext, *, email: str, password: str) -> User:
     return user
 
 
+def end_sessions(ctx: ServiceContext, *, user: User) -> None:
+    """End every web session of user (logout): cookies issued before now no longer log in."""
+    ctx.session.execute(update(User).where(User.id == user.id).values(session_version=User.session_version + 1))
+    ctx.session.commit()
+
+
 def get_user_by_email(ctx: ServiceContext, email: str) -> User:
     """Return the user with this email, else raise NotFound."""
     user = ctx.session.scalar(select(User).where(User.email == normalize_email(email)))
     if user is None:
         raise NotFound(f"No account with the email {email.strip()!r}.")
-    return user
-
-
-def get_user(ctx: ServiceContext, user_id: int) -> User:
-    """Return the user with this id, else raise NotFound."""
-    user = ctx.session.get(User, user_id)
-    if user is None:
-        raise NotFound("No such user.")
     return user
 
 
@@ -160,15 +175,6 @@ def user_for_token(ctx: ServiceContext, plaintext: str) -> User | None:
 def hash_token(plaintext: str) -> str:
     """Return the SHA-256 hex digest under which a token is stored."""
     return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
-
-
-def _checked_email(email: str) -> str:
-    """Return the normalized email or raise InvalidInput."""
-    try:
-        validate_email(email.strip(), check_deliverability=False, test_environment=True)
-    except EmailNotValidError as error:
-        raise InvalidInput(f"Not a valid email address: {error}") from None
-    return normalize_email(email)
 
 
 def _checked_name(name: str) -> str:

@@ -7,22 +7,25 @@ scored by the same path as participants' files.
 
 from __future__ import annotations
 
-from typing import BinaryIO
+from collections.abc import Mapping
+from typing import Any, BinaryIO
 
 import numpy as np
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-import scoring
 from leaderboard.models import Baseline, Phase, Submission, User
 from leaderboard.runtime import ServiceContext
+from leaderboard.services import audit
+from leaderboard.services.access import Actor, managed_phase
 from leaderboard.services.accounts import system_user
-from leaderboard.services.dispatch import dispatch_all
+from leaderboard.services.entries import check_metadata
 from leaderboard.services.errors import Conflict, InvalidInput, SubmissionInvalid
-from leaderboard.services.labelsets import PredictionFileError, load_phase_labels, read_predictions
-from leaderboard.services.permissions import Actor
-from leaderboard.services.uploads import prediction_csv, read_bounded, store_submission_file
+from leaderboard.services.labelsets import load_phase_labels
+from leaderboard.services.phase_files import prediction_csv
+from leaderboard.services.submissions import read_upload, store_file
 from leaderboard.storage.base import StoredObject
+from scoring import LabelSet, PredictionFileError, read_predictions
 
 MAJORITY = "Majority class"
 RANDOM = "Random (seed 0)"
@@ -30,7 +33,7 @@ ALL_YES = "All yes"
 RANDOM_SEED = 0
 
 
-def builtin_predictions(labels: "scoring.LabelSet") -> dict[str, bytes]:
+def builtin_predictions(labels: LabelSet) -> dict[str, bytes]:
     """Return the CSV file of each built-in baseline for a label set (all-yes for binary tasks only)."""
     options = labels.config.options
     ids = [str(i) for i in labels.ids.to_pylist()]
@@ -58,7 +61,7 @@ def ensure_builtin_baselines(ctx: ServiceContext, *, phase: Phase) -> list[Basel
         select(Baseline).where(Baseline.phase_id == phase.id, Baseline.kind == "builtin"))}
     created: list[Baseline] = []
     for name, data in builtin_predictions(load_phase_labels(ctx, phase)).items():
-        stored = store_submission_file(ctx, phase_id=phase.id, data=data)
+        stored = store_file(ctx, phase_id=phase.id, data=data)
         if name in existing:
             submission = existing[name].submission
             submission.file_key, submission.file_sha256, submission.file_size = stored.key, stored.sha256, stored.size
@@ -67,41 +70,45 @@ def ensure_builtin_baselines(ctx: ServiceContext, *, phase: Phase) -> list[Basel
                                  filename=_filename(name), stored=stored)
         created.append(baseline)
     ctx.session.commit()
-    dispatch_all(ctx, [b.submission_id for b in created])
+    ctx.dispatch([b.submission_id for b in created])
     return created
 
 
 def add_baseline(
-    ctx: ServiceContext, *, phase_id: int, name: str, filename: str, stream: BinaryIO | bytes, actor: Actor
+    ctx: ServiceContext, *, phase_id: int, name: str, filename: str, stream: BinaryIO | bytes, actor: Actor,
+    metadata: Mapping[str, Any] | None = None,
 ) -> Baseline:
     """Enter an organizer's named baseline (e.g. 'Human', 'GPT-4o'); it is validated and scored like a submission.
 
     Forbidden unless actor manages the competition; the operator's baselines belong to the system account.
+    ``metadata`` follows the entries' rule (SPEC §9) and shows on the board like a participant's.
     """
-    from leaderboard.services.phases import managed_phase
-
     phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
     owner = actor if isinstance(actor, User) else system_user(ctx)
     name = " ".join(name.split())
     if not name or len(name) > 120:
         raise InvalidInput("A baseline name has 1 to 120 characters.")
+    checked = check_metadata(metadata)
     if ctx.session.scalar(select(Baseline.id).where(Baseline.phase_id == phase.id, Baseline.name == name)):
         raise Conflict(f"This phase already has a baseline named {name!r}.")
-    data = read_bounded(stream, limit=ctx.settings.max_upload_bytes)
+    data = read_upload(stream, limit=ctx.settings.max_upload_bytes)
     try:
         read_predictions(data, load_phase_labels(ctx, phase), max_bytes=ctx.settings.max_upload_bytes)
     except PredictionFileError as error:
         raise SubmissionInvalid(f"The baseline file was not accepted: {error.error_count} problem(s).",
                                 error.to_json()) from None
-    stored = store_submission_file(ctx, phase_id=phase.id, data=data)
+    stored = store_file(ctx, phase_id=phase.id, data=data)
     baseline = _new_baseline(ctx, phase=phase, owner=owner, name=name, kind="uploaded",
                              filename=(filename or _filename(name))[:255], stored=stored)
+    baseline.submission.entry_metadata = checked
     try:
         ctx.session.commit()
     except IntegrityError:
         ctx.session.rollback()
         raise Conflict(f"This phase already has a baseline named {name!r}.") from None
-    dispatch_all(ctx, [baseline.submission_id])
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=f"baseline “{name}” added (submission {baseline.submission_id})")
+    ctx.dispatch([baseline.submission_id])
     ctx.session.refresh(baseline)
     return baseline
 

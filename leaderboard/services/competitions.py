@@ -1,6 +1,6 @@
-"""Competitions: create, list (open phases first), look up and edit benchmarks by slug.
+"""Competitions: create, list (open phases first) and edit benchmarks by slug.
 
-Who may manage a competition is decided in permissions.py (re-exported here).
+Looking one up and who may manage it are access.py's.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from sqlalchemy.orm import selectinload
 from leaderboard.db import utcnow
 from leaderboard.models import Competition, User
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.errors import Conflict, InvalidInput, NotFound
-from leaderboard.services.permissions import OPERATOR, Actor, can_manage, ensure_can_manage, ensure_organizer
-from leaderboard.services.phases import managed_competition, phase_status
-
-__all__ = ["OPERATOR", "Actor", "can_manage", "create_competition", "ensure_can_manage", "get_competition",
-           "list_competitions", "update_competition"]
+from leaderboard.services import audit
+from leaderboard.services.access import Actor, can_manage, ensure_organizer, managed_competition, phase_status
+from leaderboard.services.errors import Conflict, InvalidInput
 
 SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+"""A competition slug: its address /c/<slug>. The form, the API schema and the service all check this one."""
+SLUG_RULE = "A slug has 1 to 64 lower-case letters, digits or dashes, and no dash at either end."
 _STATUS_ORDER = {"open": 0, "upcoming": 1, "closed": 2}
 
 
@@ -41,7 +40,7 @@ def create_competition(
     ensure_organizer(actor)
     slug = slug.strip()
     if not SLUG_RE.match(slug):
-        raise InvalidInput("A slug has 1 to 64 lower-case letters, digits or dashes, and no dash at either end.")
+        raise InvalidInput(SLUG_RULE)
     title = _checked_title(title)
     if ctx.session.scalar(select(Competition.id).where(Competition.slug == slug)) is not None:
         raise Conflict(f"A competition with the slug {slug!r} already exists.")
@@ -57,6 +56,8 @@ def create_competition(
     except IntegrityError:
         ctx.session.rollback()
         raise Conflict(f"A competition with the slug {slug!r} already exists.") from None
+    audit.record(ctx, actor=actor, competition=competition, target=f"competition {slug}",
+                 summary=f"created the competition “{title}”")
     return competition
 
 
@@ -69,7 +70,9 @@ def update_competition(
         competition.title = _checked_title(title)
     if description is not None:
         competition.description = description.strip()
-    ctx.session.commit()
+    changed = [name for name, value in (("title", title), ("description", description)) if value is not None]
+    audit.record(ctx, actor=actor, competition=competition, target=f"competition {slug}",
+                 summary=f"edited the competition ({', '.join(changed) or 'nothing'})")
     return competition
 
 
@@ -90,16 +93,6 @@ def list_competitions(
     if managed_by is not None:
         competitions = [c for c in competitions if can_manage(c, managed_by)]
     return sorted(competitions, key=lambda c: _best_status_rank(c, now))
-
-
-def get_competition(ctx: ServiceContext, slug: str) -> Competition:
-    """Return the competition with this slug, else raise NotFound."""
-    competition = ctx.session.scalar(
-        select(Competition).options(selectinload(Competition.phases)).where(Competition.slug == slug)
-    )
-    if competition is None:
-        raise NotFound(f"No competition {slug!r}.")
-    return competition
 
 
 def _checked_title(title: str) -> str:

@@ -27,9 +27,9 @@ from leaderboard.db import utcnow
 from leaderboard.models import Competition, Phase, Submission, User
 from leaderboard.runtime import ServiceContext
 from leaderboard.services import accounts, competitions, phases
+from leaderboard.services.access import OPERATOR, get_competition, phase_status
 from leaderboard.services.baselines import add_baseline
 from leaderboard.services.errors import NotFound
-from leaderboard.services.permissions import OPERATOR
 from leaderboard.services.phase_imports import run_importer
 from leaderboard.services.submissions import accept_submission
 
@@ -72,7 +72,7 @@ def install_demo(ctx: ServiceContext) -> tuple[Competition, bool]:
         return existing, False
     organizer = _account(ctx, ORGANIZER_EMAIL, "Demo organizer", organizer=True)
     users = [_account(ctx, p.email, p.name) for p in PROFILES]
-    competition = competitions.create_competition(
+    competitions.create_competition(
         ctx, slug=SLUG, title="Long-tail reasoning (demo)", actor=organizer,
         description=("Do systems know as much about obscure entities as about famous ones? Three phases "
                      "in the formats of TG-CSR, CREAK and CoLoTa, with per-category and head/tail results."))
@@ -87,7 +87,7 @@ def install_demo(ctx: ServiceContext) -> tuple[Competition, bool]:
                  stream=_human_predictions(ctx, claims), actor=organizer)
     phases.close_phase(ctx, phase_id=camping.id, actor=OPERATOR)
     ctx.session.expire_all()
-    return competitions.get_competition(ctx, SLUG), True
+    return get_competition(ctx, SLUG), True
 
 
 def _account(ctx: ServiceContext, email: str, name: str, *, organizer: bool = False) -> User:
@@ -102,7 +102,9 @@ def _import(fmt: str, source: str, outdir: Path, **options: Any) -> tuple[list[d
                                                                           dict[str, Any]]:
     """Run a scoring importer on a demo file; return its label records, question records and config."""
     _, files = run_importer(fmt, DEMO_DIR / source, outdir / fmt, **options)
-    return _records(files.labels), _records(files.questions or b""), dict(files.config or {})
+    # The demo's phases have 40-odd items: the default min_slice_items (25) would hide every breakdown row.
+    config = {**(files.config or {}), "min_slice_items": 5}
+    return _records(files.labels), _records(files.questions or b""), config
 
 
 def _camping_phase(ctx: ServiceContext, tmp: Path, *, start: Any) -> Phase:
@@ -146,11 +148,11 @@ def _questions_phase(ctx: ServiceContext, tmp: Path, *, start: Any, end: Any) ->
 
 def _enter_participants(ctx: ServiceContext, phase: Phase, users: list[User]) -> None:
     """Upload ENTRIES prediction files per demo participant, spread over the hours after the phase opened."""
-    if phases.phase_status(phase) != "open":
+    if phase_status(phase) != "open":
         phases.open_phase(ctx, phase_id=phase.id, actor=OPERATOR)
     labels = _records_of(ctx, phase)
     opened = phase.start_at or utcnow()
-    for index, (profile, user) in enumerate(zip(PROFILES, users)):
+    for index, (profile, user) in enumerate(zip(PROFILES, users, strict=True)):
         for entry in range(ENTRIES):
             content = _predictions(profile, labels, seed=f"{profile.name}/{phase.id}/{entry}",
                                    bonus=0.04 * entry - 0.06)

@@ -56,3 +56,20 @@ class QuotaExceeded(DomainError):
     def __init__(self, message: str, resets_at: datetime | None) -> None:
         super().__init__(message, {"resets_at": resets_at.isoformat() + "Z" if resets_at else None})
         self.resets_at = resets_at
+
+
+class ScoringUnavailable(DomainError):
+    """A phase cannot score now (its label file fails its integrity check); nothing was charged or changed."""
+
+
+class LabelIntegrityError(Exception):
+    """A phase's stored label file is not the one it was created with (its SHA-256 differs).
+
+    A platform fault, not a DomainError: nobody who sent a request caused it, and nothing is
+    ever scored against other labels. Scoring runs wait, refunded, for the file to be restored
+    (recovery.wait_for_labels); uploads and rescores are refused with ScoringUnavailable (503).
+    """
+
+    def __init__(self, *, phase_id: int, key: str, expected: str, actual: str) -> None:
+        super().__init__(f"label file {key!r} of phase {phase_id} has SHA-256 {actual}, expected {expected}")
+        self.phase_id, self.key, self.expected, self.actual = phase_id, key, expected, actual

@@ -1,32 +1,53 @@
-"""The services' one door into the scoring library: labels, configs, predictions, metrics.
+"""A phase's hidden label file: checked, stored under its content address, read back verified, parsed once.
 
-Label sets are parsed once per (phase id, label version) and kept in
-``runtime.caches``; a new label version gets a new cache entry, so a stale set is
-never used after ``replace_labels``.
+Label files are checked against the phase's ``labels_sha256`` on every read, and
+parsed label sets are kept in ``runtime.caches`` per (SHA-256, config): a new label
+version gets a new cache entry, so a stale set is never used after ``replace_labels``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import threading
 from typing import Any
 
 import scoring
-from scoring.types import LabelFileError, PhaseConfig, PredictionFileError
-
 from leaderboard.models import Phase
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.errors import InvalidInput
+from leaderboard.services.errors import InvalidInput, LabelIntegrityError, ScoringUnavailable
+from leaderboard.storage.base import ObjectNotFound, StorageError, StoredObject
+from leaderboard.storage.local import LocalStorage
+from scoring.types import LabelFileError, PhaseConfig
 
-__all__ = ["LabelFileError", "PredictionFileError", "check_labels", "config_to_json", "evaluate",
-           "has_private_split", "load_phase_labels", "read_predictions"]
+log = logging.getLogger(__name__)
 
 CACHE_KEY = "labelsets"
 CACHE_SIZE = 32
 _lock = threading.Lock()
+LEGACY_PREFIX = "phases/"  # keys phases/<id>/labels-v<k>.jsonl, from before labels were content-addressed
 
 
-def check_labels(labels: bytes, config: dict[str, Any] | None) -> "scoring.LabelSet":
+def labels_key(sha256: str) -> str:
+    """Return the hidden-label storage key of the label file with this SHA-256 (hex).
+
+    Content-addressed: a key only ever names one content, so two phases or two
+    instances sharing a label directory can never overwrite each other's labels.
+    """
+    return f"labels/sha256/{sha256}.jsonl"
+
+
+def store_labels(ctx: ServiceContext, *, labels: bytes) -> StoredObject:
+    """Store a label file in the hidden-label storage under its content address."""
+    digest = hashlib.sha256(labels).hexdigest()
+    stored = ctx.labels.put(labels_key(digest), labels)
+    if stored.sha256 != digest:  # the storage wrote other bytes than it was given
+        raise StorageError(f"label file {stored.key!r} was stored with SHA-256 {stored.sha256}, not {digest}")
+    return stored
+
+
+def check_labels(labels: bytes, config: dict[str, Any] | None) -> scoring.LabelSet:
     """Parse an organizer's label file and config, or raise InvalidInput with scoring's message."""
     try:
         return scoring.load_labels(labels, config)
@@ -46,6 +67,19 @@ def config_to_json(config: PhaseConfig) -> dict[str, Any]:
         data["options"] = list(config.options)
     if config.head_min is not None and config.tail_max is not None:
         data["popularity"] = {"head_min": config.head_min, "tail_max": config.tail_max}
+    data["min_slice_items"] = config.min_slice_items
+    data["public_feedback"] = config.public_feedback
+    if config.ladder_step is not None:
+        data["ladder_step"] = config.ladder_step
+    if config.min_answered is not None:
+        data["min_answered"] = config.min_answered
+    if config.public_fields:
+        data["public_fields"] = list(config.public_fields)
+    if config.views:
+        data["views"] = [view.to_json() for view in config.views]
+    data["max_methods"] = config.max_methods
+    if config.final_selections is not None:
+        data["final_selections"] = config.final_selections
     return data
 
 
@@ -57,15 +91,19 @@ def has_private_split(labels: bytes) -> bool:
     return False
 
 
-def load_phase_labels(ctx: ServiceContext, phase: Phase) -> "scoring.LabelSet":
-    """Return the phase's current label set, parsed once per (phase id, label version)."""
-    key = (phase.id, phase.label_version, phase.labels_sha256)
+def load_phase_labels(ctx: ServiceContext, phase: Phase) -> scoring.LabelSet:
+    """Return the phase's current label set, read only if its bytes hash to phase.labels_sha256.
+
+    Parsed sets are cached per (label SHA-256, config): an entry exists only for bytes
+    that passed the check, so a cache hit is the verified file. Raises LabelIntegrityError
+    (after logging it as an error) when the stored file is not the phase's.
+    """
+    key = (phase.labels_sha256, json.dumps(phase.task_config, sort_keys=True))
     with _lock:
-        cache: dict[tuple[int, int, str], Any] = ctx.runtime.caches.setdefault(CACHE_KEY, {})  # type: ignore[assignment]
+        cache: dict[tuple[str, str], Any] = ctx.runtime.caches.setdefault(CACHE_KEY, {})  # type: ignore[assignment]
         if key in cache:
             return cache[key]
-    data = ctx.labels.read_bytes(phase.labels_key)
-    labels = scoring.load_labels(data, phase.task_config)
+    labels = scoring.load_labels(read_phase_label_bytes(ctx, phase), phase.task_config)
     with _lock:
         if len(cache) >= CACHE_SIZE:
             cache.pop(next(iter(cache)))
@@ -73,25 +111,37 @@ def load_phase_labels(ctx: ServiceContext, phase: Phase) -> "scoring.LabelSet":
     return labels
 
 
-def read_predictions(data: bytes, labels: "scoring.LabelSet", *, max_bytes: int) -> "scoring.Predictions":
-    """Validate a prediction file against labels; raises PredictionFileError when it is invalid."""
-    return scoring.read_predictions(data, labels, max_bytes=max_bytes)
+def read_phase_label_bytes(ctx: ServiceContext, phase: Phase) -> bytes:
+    """Return the bytes of the phase's label file, or raise LabelIntegrityError if they are not its own."""
+    data = _stored_label_bytes(ctx, phase)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != phase.labels_sha256:
+        log.error("label file %r of phase %s failed its integrity check: expected sha256 %s, read %s; "
+                  "nothing is scored against it", phase.labels_key, phase.id, phase.labels_sha256, actual)
+        raise LabelIntegrityError(phase_id=phase.id, key=phase.labels_key, expected=phase.labels_sha256,
+                                  actual=actual)
+    return data
 
 
-def evaluate(labels: "scoring.LabelSet", predictions: "scoring.Predictions") -> dict[str, Any]:
-    """Return the full, unrounded results object of SPEC §4."""
-    return scoring.evaluate(labels, predictions)
+def ensure_intact(ctx: ServiceContext, phase: Phase) -> None:
+    """Read the phase's label file afresh (no cache) and raise ScoringUnavailable, for organizers, unless intact."""
+    try:
+        read_phase_label_bytes(ctx, phase)
+    except LabelIntegrityError as error:
+        raise ScoringUnavailable(
+            f"Phase {phase.id}'s label file fails its integrity check (stored at {error.key!r}: expected SHA-256 "
+            f"{error.expected}, read {error.actual}). Nothing was retired or queued, and nothing is scored against "
+            "it: restore the file (or replace the labels) and try again.") from None
 
 
-def primary_metric(phase: Phase) -> str:
-    """Return the phase's ranking metric."""
-    return str(phase.task_config.get("primary_metric", "accuracy"))
-
-
-def higher_is_better(metric: str) -> bool:
-    """Return the metric's direction from scoring's registry (True for unknown names)."""
-    from scoring.metrics import METRICS
-
-    entry = METRICS.get(metric)
-    return True if entry is None else bool(entry.higher_is_better)
-
+def _stored_label_bytes(ctx: ServiceContext, phase: Phase) -> bytes:
+    """Return the stored label file; keys of the old shared layout fall back to the legacy dir."""
+    try:
+        return ctx.labels.read_bytes(phase.labels_key)
+    except ObjectNotFound:
+        legacy = ctx.settings.legacy_labels_dir
+        if legacy is None or ctx.settings.storage_url != "local" or not phase.labels_key.startswith(LEGACY_PREFIX):
+            raise
+    log.warning("phase %s reads its labels %r from the legacy dir %s; set TAILBOARD_LABELS_DIR to it "
+                "or move the file under %s", phase.id, phase.labels_key, legacy, ctx.settings.labels_dir)
+    return LocalStorage(legacy).read_bytes(phase.labels_key)

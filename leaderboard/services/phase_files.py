@@ -1,8 +1,8 @@
-"""A phase's files: hidden labels, public questions and the starting kit.
+"""A phase's public files: the questions file and the starting kit.
 
-Hidden labels go to ``ctx.labels`` (never served); questions go to ``ctx.storage``
-under ``public/``. The starting kit is built on request from the questions and the
-label set's ids, so it always matches the current label version.
+Questions go to ``ctx.storage`` under ``public/`` (the hidden label file is
+services/labelsets.py's, in ``ctx.labels``). The starting kit is built on request from
+the questions and the label set's ids, so it always matches the current label version.
 """
 
 from __future__ import annotations
@@ -10,36 +10,25 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from typing import Any
 
 import scoring
-
 from leaderboard.models import Phase, User
 from leaderboard.runtime import ServiceContext
+from leaderboard.services.access import can_manage, get_phase, phase_status
 from leaderboard.services.errors import InvalidInput, NotFound
-from leaderboard.services.labelsets import load_phase_labels
-from leaderboard.services.permissions import can_manage
-from leaderboard.services.uploads import prediction_csv
+from leaderboard.services.labelsets import load_phase_labels, read_phase_label_bytes
 from leaderboard.storage.base import StoredObject
+from scoring.public_fields import NEVER_PUBLIC, FieldReport, field_report, public_field_names, public_record
+from scoring.types import PhaseConfig
 
 PUBLIC_FILES = ("questions.jsonl", "starting_kit.zip")
-# Fields that give the answer away (SPEC §2.1) or say which leaderboard an item counts on.
-HIDDEN_FIELDS = frozenset({"label", "split", "answer", "explanation", "inference_rule", "reasoning_steps"})
-
-
-def labels_key(phase_id: int, version: int) -> str:
-    """Return the hidden-label storage key of one label version of a phase."""
-    return f"phases/{phase_id}/labels-v{version}.jsonl"
 
 
 def questions_key(phase_id: int) -> str:
     """Return the public storage key of a phase's questions file."""
     return f"public/phases/{phase_id}/questions.jsonl"
-
-
-def store_labels(ctx: ServiceContext, *, phase_id: int, version: int, labels: bytes) -> StoredObject:
-    """Store a label file in the hidden-label storage."""
-    return ctx.labels.put(labels_key(phase_id, version), labels)
 
 
 def store_questions(ctx: ServiceContext, *, phase_id: int, questions: bytes) -> StoredObject:
@@ -48,39 +37,45 @@ def store_questions(ctx: ServiceContext, *, phase_id: int, questions: bytes) -> 
 
 
 def checked_questions(questions: bytes) -> bytes:
-    """Return an organizer's questions file if it is JSON Lines of objects with an id and no label."""
-    try:
-        lines = questions.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError:
-        raise InvalidInput("The questions file is not UTF-8.") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise InvalidInput(f"The questions file is not JSON Lines: line {number} does not parse.") from None
+    """Return an organizer's questions file if it is JSON Lines of objects with an id and no label or split."""
+    for number, record in _numbered_records(questions, "The questions file"):
         if not isinstance(record, dict) or "id" not in record:
             raise InvalidInput(f"The questions file: line {number} is not an object with an id.")
-        if "label" in record:
-            raise InvalidInput(f"The questions file must not contain labels: line {number} has one.")
+        hidden = sorted(NEVER_PUBLIC & set(record))
+        if hidden:
+            raise InvalidInput(f"The questions file must not contain {' or '.join(hidden)}: line {number} has it.")
     return questions
 
 
-def derive_questions(labels: bytes) -> bytes:
-    """Return the public questions of a checked label file: every record without answer fields."""
-    out = []
-    for line in labels.decode("utf-8-sig").splitlines():
-        if line.strip():
-            record: dict[str, Any] = json.loads(line)
-            out.append(json.dumps({k: v for k, v in record.items() if k not in HIDDEN_FIELDS}, ensure_ascii=False))
+def public_fields(config: PhaseConfig) -> frozenset[str]:
+    """Return the fields a derived questions record keeps under a checked phase config (SPEC §2.1 allow list)."""
+    return public_field_names(breakdowns=config.breakdowns, marked=config.public_fields)
+
+
+def derive_questions(labels: bytes, config: PhaseConfig) -> bytes:
+    """Return the public questions of a checked label file: each record with its public fields only."""
+    allowed = public_fields(config)
+    out = [json.dumps(public_record(record, allowed), ensure_ascii=False) for _, record in _numbered_records(labels)]
     return ("\n".join(out) + "\n").encode("utf-8")
+
+
+def questions_report(labels: bytes, questions: bytes) -> FieldReport:
+    """Return the fields the public questions carry and the fields of the label file they withhold."""
+    return field_report((r for _, r in _numbered_records(labels)), (r for _, r in _numbered_records(questions)))
+
+
+def phase_questions_report(ctx: ServiceContext, phase: Phase) -> FieldReport:
+    """Return the field report of a phase's stored questions against its (checked) label file."""
+    return questions_report(read_phase_label_bytes(ctx, phase), _questions(ctx, phase))
+
+
+def public_fields_json(config: PhaseConfig) -> dict[str, Any]:
+    """Return the public_fields entry of a phase's stored config (empty when the organizer marked none)."""
+    return {"public_fields": list(config.public_fields)} if config.public_fields else {}
 
 
 def public_file(ctx: ServiceContext, *, phase_id: int, name: str, viewer: User | None = None) -> tuple[str, bytes]:
     """Return (download name, bytes) of a public file; before a phase opens only its organizers get it."""
-    from leaderboard.services.phases import get_phase, phase_status
-
     phase = get_phase(ctx, phase_id)
     if name not in PUBLIC_FILES:
         raise NotFound(f"No file {name!r}; the public files are {', '.join(PUBLIC_FILES)}.")
@@ -103,7 +98,7 @@ def starting_kit(ctx: ServiceContext, phase: Phase) -> bytes:
     return buffer.getvalue()
 
 
-def sample_submission(labels: "scoring.LabelSet") -> bytes:
+def sample_submission(labels: scoring.LabelSet) -> bytes:
     """Return a valid CSV predicting one placeholder answer for every id."""
     placeholder = "true" if labels.config.task_type == "binary" else labels.config.options[0]
     ids = [str(i) for i in labels.ids.to_pylist()]
@@ -134,10 +129,35 @@ def readme(phase: Phase) -> str:
         f"prediction: {values}. To abstain, leave it empty or write unknown, idk, abstain, none, n/a.",
         "confidence (optional): a number from 0 to 1, then required on every answered row.",
         f"An id of questions.jsonl that your file does not mention {missing}.",
-        f"Ranking: {config.get('primary_metric', 'accuracy')}, then the earlier submission, then the lower id.",
+        f"Ranking: {phase.primary_metric}, then the earlier submission, then the lower id.",
         "Limits: " + (", ".join(x for x in limits if x) or "none") + ". Files that fail validation are not counted.",
         "",
     ])
+
+
+def prediction_csv(ids: list[str], answers: list[str]) -> bytes:
+    """Return an id,prediction CSV file (ids quoted when they need it): the sample submission and the baselines."""
+    lines = ["id,prediction"] + [f"{_cell(i)},{a}" for i, a in zip(ids, answers, strict=True)]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _cell(text: str) -> str:
+    """Return text quoted for CSV when it needs quoting."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
+
+
+def _numbered_records(data: bytes, what: str | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed value) of each non-blank JSON line; InvalidInput naming ``what`` when one is bad."""
+    try:
+        lines = data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{what or 'The file'} is not UTF-8.") from None
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                yield number, json.loads(line)
+            except ValueError:
+                raise InvalidInput(f"{what or 'The file'} is not JSON Lines: line {number} does not parse.") from None
 
 
 def _questions(ctx: ServiceContext, phase: Phase) -> bytes:

@@ -3,7 +3,8 @@
 The importer (``scoring.importers.run_import``) writes ``labels.jsonl``,
 ``questions.jsonl`` and ``phase.json`` into a temporary OUTDIR; its report goes back
 to the organizer (it may name labels, so it goes only to an actor who manages the
-competition, preview or not).
+competition, preview or not), with the fields the public questions file will carry and
+those of the label file it withholds, so the organizer sees them before opening the phase.
 """
 
 from __future__ import annotations
@@ -17,9 +18,16 @@ from typing import Any
 
 from leaderboard.models import Phase
 from leaderboard.runtime import ServiceContext
+from leaderboard.services import import_uploads
+from leaderboard.services.access import Actor, managed_competition
 from leaderboard.services.errors import InvalidInput
-from leaderboard.services.permissions import Actor
-from leaderboard.services.phases import create_phase, managed_competition
+from leaderboard.services.import_uploads import ImportSources
+from leaderboard.services.labelsets import check_labels
+from leaderboard.services.phase_files import checked_questions, derive_questions, questions_report
+from leaderboard.services.phases import create_phase
+from leaderboard.services.private_split import SplitReport, assign_private_split
+from scoring.importers import ImporterError, run_import
+from scoring.public_fields import FieldReport
 
 
 @dataclass(frozen=True)
@@ -33,11 +41,14 @@ class ImportedFiles:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import did: the importer's report, the phase (None for a preview), the stored source name."""
+    """What an import did: the importer's report, the phase (None for a preview), the public file's fields."""
 
     report: Any  # scoring.importers.ImportReport
     phase: Phase | None
     source_name: str = "source"
+    fields: FieldReport | None = None  # what questions.jsonl carries and what of the label file it withholds
+    split: SplitReport | None = None  # the private split made at import, if one was asked for
+    kept: str | None = None  # a preview's token: the uploaded files wait under it for the real import
 
 
 def import_phase(
@@ -45,35 +56,69 @@ def import_phase(
     *,
     competition_slug: str,
     fmt: str,
-    source: bytes,
+    source: bytes | None = None,
     filename: str = "source",
     name: str,
     preview: bool = False,
     actor: Actor,
+    originals: bytes | None = None,
+    modified: bytes | None = None,
+    private_percent: int | None = None,
+    kept: str | None = None,
     **phase_fields: Any,
 ) -> ImportResult:
     """Import a released file with the ``fmt`` importer and create the phase (unless preview).
 
-    Forbidden, before the importer runs, unless actor manages the competition.
+    Forbidden, before the importer runs, unless actor manages the competition. A preview
+    keeps the uploaded files under a token (``ImportResult.kept``); an import given that
+    token instead of the files uses them, so the organizer uploads them once. With
+    ``private_percent`` a stratified private split is made (services/private_split.py).
     """
-    managed_competition(ctx, slug=competition_slug, actor=actor)
-    source_name = _safe_name(filename)
+    competition = managed_competition(ctx, slug=competition_slug, actor=actor)
+    given = ImportSources(source, filename, originals, modified) if source is not None else None
+    sources = given or import_uploads.kept_sources(ctx, competition_id=competition.id, token=kept)
+    source_name = _safe_name(sources.filename)
     with tempfile.TemporaryDirectory(prefix="tailboard-import-") as tmp:
-        path = Path(tmp) / "in" / source_name
-        path.parent.mkdir()
-        path.write_bytes(source)
-        report, files = run_importer(fmt, path, Path(tmp) / "out")
+        path, outdir, options = _write_sources(Path(tmp), sources, source_name)
+        report, files = run_importer(fmt, path, outdir, **options)
+    split = None
+    if private_percent:
+        labels, split = assign_private_split(files.labels, percent=private_percent)
+        files = ImportedFiles(labels=labels, questions=files.questions, config=files.config)
+    fields = public_questions_report(files)
     if preview:
-        return ImportResult(report=report, phase=None, source_name=source_name)
+        token = import_uploads.keep_sources(ctx, competition_id=competition.id, sources=sources)
+        return ImportResult(report=report, phase=None, source_name=source_name, fields=fields, split=split,
+                            kept=token)
     phase = create_phase(ctx, competition_slug=competition_slug, name=name, labels=files.labels,
                          questions=files.questions, config=files.config, actor=actor, **phase_fields)
-    return ImportResult(report=report, phase=phase, source_name=source_name)
+    return ImportResult(report=report, phase=phase, source_name=source_name, fields=fields, split=split)
+
+
+def _write_sources(tmp: Path, sources: ImportSources, source_name: str) -> tuple[Path, Path, dict[str, Path]]:
+    """Write an import's files under tmp; return (source path, outdir, the importer's file options)."""
+    path = tmp / "in" / source_name
+    path.parent.mkdir()
+    path.write_bytes(sources.source)
+    options = {}
+    for option in ("originals", "modified"):
+        data = getattr(sources, option)
+        if data:
+            (tmp / "in" / f"{option}.csv").write_bytes(data)
+            options[option] = tmp / "in" / f"{option}.csv"
+    return path, tmp / "out", options
+
+
+def public_questions_report(files: ImportedFiles) -> FieldReport:
+    """Return the fields the phase's questions.jsonl would carry and those of the label file it withholds."""
+    questions = files.questions
+    if questions is None:
+        questions = derive_questions(files.labels, check_labels(files.labels, files.config).config)
+    return questions_report(files.labels, checked_questions(questions))
 
 
 def run_importer(fmt: str, source: Path, outdir: Path, **options: Any) -> tuple[Any, ImportedFiles]:
     """Run a scoring importer into outdir; return its report and the files it wrote (InvalidInput on failure)."""
-    from scoring.importers import ImporterError, run_import
-
     try:
         report = run_import(fmt, source, outdir, **options)
     except ImporterError as error:

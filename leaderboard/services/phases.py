@@ -1,46 +1,40 @@
-"""Phases: creation from an organizer's files, status, dates and limits, label replacement.
+"""Phases: creation from an organizer's files, dates and limits, open and close, label replacement, rescoring.
 
 Every change takes ``actor``: the user asking (Forbidden unless they manage the
-competition, see permissions.py) or ``permissions.OPERATOR`` for the CLI.
+competition, see access.py) or ``access.OPERATOR`` for the CLI. Looking a phase up and
+its status are access.py's.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from leaderboard.db import utcnow
-from leaderboard.models import Competition, Phase
+from leaderboard.db import naive_utc, utcnow
+from leaderboard.models import Job, LabelVersion, Phase
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.errors import Conflict, InvalidInput, NotFound
-from leaderboard.services.labelsets import check_labels, config_to_json, has_private_split, load_phase_labels
-from leaderboard.services.permissions import Actor, ensure_can_manage
+from leaderboard.services import audit, jobs
+from leaderboard.services.access import Actor, managed_competition, managed_phase, phase_status
+from leaderboard.services.baselines import ensure_builtin_baselines
+from leaderboard.services.board_events import board_changed
+from leaderboard.services.errors import Conflict, InvalidInput
+from leaderboard.services.labelsets import check_labels, config_to_json, ensure_intact, has_private_split, store_labels
 from leaderboard.services.phase_files import (
-    checked_questions, derive_questions, public_file, store_labels, store_questions,
+    checked_questions,
+    derive_questions,
+    public_fields_json,
+    store_questions,
 )
+from leaderboard.services.rescoring import count_eligible
 
-__all__ = ["close_phase", "create_phase", "get_phase", "load_phase_labels", "managed_competition", "managed_phase",
-           "open_phase", "phase_status", "public_file", "replace_labels", "rescore_phase", "update_phase"]
-
-STATUSES = ("upcoming", "open", "closed")
+LIMIT_MIN = 0
+"""The smallest submission limit (per day or in total); 0 closes uploads to everyone, empty means no limit."""
 VISIBILITIES = ("public", "hidden")
 UPDATABLE = frozenset({"name", "description", "start_at", "end_at", "max_per_day", "max_total",
                        "leaderboard_visibility", "state_override"})
-
-
-def phase_status(phase: Phase, now: datetime | None = None) -> str:
-    """Return 'upcoming', 'open' or 'closed': an organizer's override wins, else the clock decides."""
-    if phase.state_override in ("open", "closed"):
-        return phase.state_override
-    now = now or utcnow()
-    if phase.start_at is None or now < phase.start_at:
-        return "upcoming"
-    if phase.end_at is not None and now >= phase.end_at:
-        return "closed"
-    return "open"
 
 
 def create_phase(
@@ -60,46 +54,24 @@ def create_phase(
     actor: Actor,
 ) -> Phase:
     """Create the next phase of a competition, store its files and enter its built-in baselines."""
-    from leaderboard.services.baselines import ensure_builtin_baselines
-
     competition = managed_competition(ctx, slug=competition_slug, actor=actor)
     fields = _checked_fields(
         {"name": name, "description": description, "start_at": start_at, "end_at": end_at,
          "max_per_day": max_per_day, "max_total": max_total, "leaderboard_visibility": leaderboard_visibility}
     )
     label_set = check_labels(labels, config)
-    public = checked_questions(questions) if questions is not None else derive_questions(labels)
+    public = checked_questions(questions) if questions is not None else derive_questions(labels, label_set.config)
     position = (ctx.session.scalar(
         select(func.max(Phase.position)).where(Phase.competition_id == competition.id)) or 0) + 1
-    phase = Phase(competition_id=competition.id, position=position, task_config=config_to_json(label_set.config),
+    task_config = {**config_to_json(label_set.config), **public_fields_json(label_set.config)}
+    phase = Phase(competition_id=competition.id, position=position, task_config=task_config,
                   labels_key="", labels_sha256="", label_version=1, n_items=label_set.n,
                   has_private_split=has_private_split(labels), **fields)
     _insert_with_files(ctx, phase, labels=labels, questions=public)
+    audit.record(ctx, actor=actor, competition=competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=f"created the phase with {phase.n_items} items"
+                         f"{' and a private split' if phase.has_private_split else ''}")
     ensure_builtin_baselines(ctx, phase=phase)
-    return phase
-
-
-def get_phase(ctx: ServiceContext, phase_id: int) -> Phase:
-    """Return the phase with this id, else raise NotFound."""
-    phase = ctx.session.get(Phase, phase_id)
-    if phase is None:
-        raise NotFound(f"No phase {phase_id}.")
-    return phase
-
-
-def managed_competition(ctx: ServiceContext, *, slug: str, actor: Actor) -> Competition:
-    """Return the competition with this slug if actor manages it (NotFound, Forbidden)."""
-    competition = ctx.session.scalar(select(Competition).where(Competition.slug == slug))
-    if competition is None:
-        raise NotFound(f"No competition {slug!r}.")
-    ensure_can_manage(ctx, competition=competition, actor=actor)
-    return competition
-
-
-def managed_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
-    """Return the phase with this id if actor manages its competition (NotFound, Forbidden)."""
-    phase = get_phase(ctx, phase_id)
-    ensure_can_manage(ctx, competition=phase.competition, actor=actor)
     return phase
 
 
@@ -109,6 +81,7 @@ def update_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, **fields: 
     if unknown:
         raise InvalidInput(f"These phase fields cannot be changed here: {', '.join(unknown)}.")
     phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    before = {key: getattr(phase, key) for key in UPDATABLE}
     merged = {key: fields.get(key, getattr(phase, key)) for key in UPDATABLE - {"state_override"}}
     for key, value in _checked_fields(merged).items():
         setattr(phase, key, value)
@@ -116,17 +89,34 @@ def update_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, **fields: 
         if fields["state_override"] not in (None, "open", "closed"):
             raise InvalidInput("state_override is 'open', 'closed' or empty (follow the dates).")
         phase.state_override = fields["state_override"]
-    ctx.session.commit()
+    changed = sorted(key for key in UPDATABLE if getattr(phase, key) != before[key])
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=f"edited the phase ({', '.join(changed) or 'nothing'})")
+    board_changed(ctx, phase_id=phase.id)
     return phase
 
 
-def open_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
-    """Open a phase for submissions now, whatever its dates say."""
+def open_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, confirm: bool = False) -> Phase:
+    """Open a phase for submissions now, whatever its dates say.
+
+    Reopening a closed phase whose private split has been shown needs ``confirm``
+    (Conflict otherwise): everyone may have seen the private ranking.
+    """
     phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    now, was = utcnow(), phase_status(phase)
+    if was == "closed" and phase.has_private_split and not confirm:
+        raise Conflict("This phase is closed and its private split has been shown: reopening it lets participants "
+                       "keep submitting against a ranking everyone has seen. Confirm to reopen it anyway.")
+    if was == "closed" and phase.private_shown_at is None:
+        phase.private_shown_at = min(phase.end_at or now, now)
     phase.state_override = "open"
     if phase.start_at is None:
-        phase.start_at = utcnow()
-    ctx.session.commit()
+        phase.start_at = now
+    verb = "reopened the closed phase" if was == "closed" else "opened the phase"
+    shown = " (its private split had been shown; confirmed)" if was == "closed" and phase.has_private_split else ""
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=verb + shown)
+    board_changed(ctx, phase_id=phase.id)
     return phase
 
 
@@ -139,31 +129,51 @@ def close_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
         phase.end_at = now
     if phase.start_at is not None and phase.start_at > now:
         phase.start_at = now
-    ctx.session.commit()
+    if phase.has_private_split and phase.private_shown_at is None:
+        phase.private_shown_at = now
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary="closed the phase" + (" (the private split is now shown)" if phase.has_private_split else ""))
+    board_changed(ctx, phase_id=phase.id)
     return phase
 
 
-def replace_labels(ctx: ServiceContext, *, phase_id: int, labels: bytes, actor: Actor) -> Phase:
-    """Store a new label version (same config), refresh the built-in baselines, then rescore the phase."""
-    from leaderboard.services.baselines import ensure_builtin_baselines
-
+def replace_labels(ctx: ServiceContext, *, phase_id: int, labels: bytes, actor: Actor, run: bool = True) -> Job:
+    """Store a new label version (same config), refresh the built-in baselines, and start the re-scoring job."""
     phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
     label_set = check_labels(labels, phase.task_config)
-    version = phase.label_version + 1
-    stored = store_labels(ctx, phase_id=phase.id, version=version, labels=labels)
-    phase.label_version, phase.labels_key, phase.labels_sha256 = version, stored.key, stored.sha256
+    stored = store_labels(ctx, labels=labels)
+    phase.label_version, phase.labels_key, phase.labels_sha256 = phase.label_version + 1, stored.key, stored.sha256
     phase.n_items, phase.has_private_split = label_set.n, has_private_split(labels)
-    ctx.session.commit()
+    ctx.session.add(LabelVersion(phase_id=phase.id, version=phase.label_version, labels_key=stored.key,
+                                 labels_sha256=stored.sha256))
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=f"replaced the labels: version {phase.label_version}, {label_set.n} items")
     ensure_builtin_baselines(ctx, phase=phase)
-    rescore_phase(ctx, phase_id=phase.id, actor=actor)
-    return phase
+    return _start_rescore(ctx, phase, actor=actor, kind="replace_labels", run=run)
 
 
-def rescore_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> int:
-    """Retire every active score of the phase and queue its scored submissions again; return how many."""
-    from leaderboard.services.scoring_runs import requeue_phase
+def rescore_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, run: bool = True) -> Job:
+    """Start the job that scores every scored submission of the phase again (old scores stay until replaced).
 
-    return len(requeue_phase(ctx, phase=managed_phase(ctx, phase_id=phase_id, actor=actor)))
+    The label file is checked first: a file failing its integrity check is refused
+    (ScoringUnavailable) before any job, log line or score changes.
+    """
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    ensure_intact(ctx, phase)
+    return _start_rescore(ctx, phase, actor=actor, kind="rescore", run=run)
+
+
+def _start_rescore(ctx: ServiceContext, phase: Phase, *, actor: Actor, kind: str, run: bool) -> Job:
+    """Create a re-scoring job for the phase, log it, and dispatch it unless the caller runs it (run=False)."""
+    total = count_eligible(ctx, phase_id=phase.id)
+    job = jobs.create_job(ctx, kind=kind, actor=actor, competition_id=phase.competition_id, phase_id=phase.id,
+                          total=total)
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=f"started re-scoring {total} submission(s) against label version {phase.label_version} "
+                         f"(job {job.id})")
+    if run:
+        ctx.dispatch_job(job.id)
+    return job
 
 
 def _insert_with_files(ctx: ServiceContext, phase: Phase, *, labels: bytes, questions: bytes) -> None:
@@ -171,10 +181,12 @@ def _insert_with_files(ctx: ServiceContext, phase: Phase, *, labels: bytes, ques
     ctx.session.add(phase)
     try:
         ctx.session.flush()
-        stored = store_labels(ctx, phase_id=phase.id, version=1, labels=labels)
+        stored = store_labels(ctx, labels=labels)
         shown = store_questions(ctx, phase_id=phase.id, questions=questions)
         phase.labels_key, phase.labels_sha256 = stored.key, stored.sha256
         phase.questions_key, phase.questions_sha256 = shown.key, shown.sha256
+        ctx.session.add(LabelVersion(phase_id=phase.id, version=phase.label_version, labels_key=stored.key,
+                                     labels_sha256=stored.sha256))
         ctx.session.commit()
     except IntegrityError:
         ctx.session.rollback()
@@ -189,22 +201,15 @@ def _checked_fields(fields: dict[str, Any]) -> dict[str, Any]:
     name = str(fields["name"] or "").strip()
     if not name or len(name) > 120:
         raise InvalidInput("A phase name has 1 to 120 characters.")
-    start_at, end_at = _naive_utc(fields["start_at"]), _naive_utc(fields["end_at"])
+    start_at, end_at = naive_utc(fields["start_at"]), naive_utc(fields["end_at"])
     if start_at is not None and end_at is not None and end_at <= start_at:
         raise InvalidInput("The phase must end after it starts.")
     for key in ("max_per_day", "max_total"):
         value = fields[key]
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise InvalidInput(f"{key} is a whole number of submissions, 0 or more (or empty for no limit).")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < LIMIT_MIN):
+            raise InvalidInput(f"{key} is a whole number of submissions, {LIMIT_MIN} or more (or empty for no limit).")
     if fields["leaderboard_visibility"] not in VISIBILITIES:
         raise InvalidInput(f"leaderboard_visibility is one of {', '.join(VISIBILITIES)}.")
     return {"name": name, "description": str(fields["description"] or "").strip(), "start_at": start_at,
             "end_at": end_at, "max_per_day": fields["max_per_day"], "max_total": fields["max_total"],
             "leaderboard_visibility": fields["leaderboard_visibility"]}
-
-
-def _naive_utc(value: datetime | None) -> datetime | None:
-    """Return value as naive UTC (aware datetimes are converted; naive ones are taken as UTC)."""
-    if value is None or value.tzinfo is None:
-        return value
-    return value.astimezone(timezone.utc).replace(tzinfo=None)

@@ -1,185 +1,241 @@
-"""The leaderboard of a phase: one row per participant, baselines flagged, a stated rule.
+"""The leaderboard of a phase as a reader asks for it (SPEC §8.4): a view, a page, a sort, a search, filters.
 
-Ranking rule (also stated on the page): each participant's best active score on the
-shown split by the phase's primary metric (direction from scoring's metric
-registry); ties go to the earlier submission, then to the lower submission id.
-A missing (null) primary value ranks last. Baselines are rows too, without a rank.
+The rows come from the materialized board (services/boards.py, board_read.py): the
+board while the phase is open, or after it closes, chosen now from the clock and the
+organizers' actions, so a phase closing by its end date shows its final ranking at once.
+Filters and sorting never re-rank: every row keeps the rank of the whole view. Sorting
+uses the figures shown (a hidden figure sorts last, ties in rank order), so no order
+tells more than the page does.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import joinedload
 
-from leaderboard.models import Baseline, Phase, Score, Submission, User
+from leaderboard.models import Board, Competition, Phase, TeamMember, User
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.errors import Forbidden
-from leaderboard.services.labelsets import higher_is_better, primary_metric
-from leaderboard.services.permissions import can_manage
-from leaderboard.services.phases import get_phase, phase_status
-from leaderboard.services.visibility import round_floats, visible_results
+from leaderboard.services.access import Actor, leaderboard_readable, phase_status
+from leaderboard.services.board_cells import shown_split
+from leaderboard.services.board_read import ShownRow, load_view, marked
+from leaderboard.services.board_rules import rule_sentence
+from leaderboard.services.board_spec import BoardSpec, cached_spec
+from leaderboard.services.boards import fresh_version
+from leaderboard.services.errors import Forbidden, InvalidInput, NotFound
+from scoring import higher_is_better
+from scoring.views import View
 
-SPLIT_WORDS = {"public": "the public split", "private": "the private split", "all": "all items"}
+MAX_PER_PAGE = 500
+DEFAULT_PER_PAGE = 50
+FIXED_SORTS = ("rank", "name", "submitted_at")
+FLAG_FILTERS = ("open_weights", "uses_retrieval", "uses_knowledge_graph")
 
 
 @dataclass(frozen=True)
-class Row:
-    """One line of the leaderboard; results are already redacted and rounded."""
+class BoardQuery:
+    """What a reader asks of a board: view, page, sort, search and metadata filters."""
 
-    rank: int | None  # None for baselines
-    display_name: str
-    submission_id: int
-    is_baseline: bool
-    baseline_name: str | None
-    submitted_at: datetime
-    results: dict[str, Any]
-    primary: float | None
-    entries: int = 1  # scored submissions of this participant in the phase
+    view: str | None = None
+    page: int = 1
+    per_page: int = DEFAULT_PER_PAGE
+    sort: str | None = None
+    order: str | None = None
+    q: str = ""
+    flags: dict[str, bool] = field(default_factory=dict)  # open_weights, uses_retrieval, uses_knowledge_graph
+    prompting: str | None = None
+    every_row: bool = False  # exports: every row of the view, not one page
 
 
 @dataclass(frozen=True)
 class Leaderboard:
-    """A ranked phase: which split is shown, by which metric, under which rule."""
+    """One view of a phase's board as the reader asked for it."""
 
     phase: Phase
+    board: str  # "open" | "closed"
     split: str  # "public" | "private" | "all"
-    primary_metric: str
+    spec: BoardSpec
+    view_index: int
     rule: str
-    rows: list[Row]
-    higher_is_better: bool = True
+    columns: tuple[str, ...]  # the view's columns that have a value in some row
+    total: int  # rows after search and filters
+    entries: int  # rows of the view
+    page: int
+    per_page: int
+    sort: str
+    order: str
+    query: BoardQuery
+    rows: list[ShownRow]
+    top: tuple[int, ...]  # submission ids of the view's five best ranked entries
+    version: int
+
+    @property
+    def view(self) -> View:
+        """Return the view shown."""
+        return self.spec.views[self.view_index]
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Return the direction of the view's metric."""
+        return higher_is_better(self.view.metric)
+
+    @property
+    def pages(self) -> int:
+        """Return how many pages the filtered rows fill (at least 1)."""
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def cache_key(self) -> tuple[Any, ...]:
+        """Return what identifies this answer: the board's version, the phase as shown, and everything asked."""
+        phase = self.phase
+        return (phase.id, self.board, self.version, phase.name, phase.competition.title, phase_status(phase),
+                phase.end_at, self.view_index, self.page, self.per_page, self.sort, self.order, self.query.q,
+                tuple(sorted(self.query.flags.items())), self.query.prompting, self.query.every_row)
 
 
-@dataclass(frozen=True)
-class _Entry:
-    """A scored submission before grouping."""
+def anonymous_key(ctx: ServiceContext, *, phase_id: int) -> tuple[Any, ...] | None:
+    """Return what an anonymous reader's answer about a phase's board depends on now, from one small query.
 
-    submission: Submission
-    score: Score
-    display_name: str
-    baseline_name: str | None
-    primary: float | None
-    builtin: bool = False  # a platform baseline: shown with its overall scores only
+    None when the answer must be built the long way: no such phase, a board with changes
+    pending, or a board anonymous readers may not see (upcoming, hidden).
+    """
+    found = ctx.session.execute(
+        select(Phase.name, Phase.start_at, Phase.end_at, Phase.state_override, Phase.leaderboard_visibility,
+               Competition.title, Board.version, Board.built, Board.wanted, Board.signature)
+        .join(Competition, Competition.id == Phase.competition_id)
+        .outerjoin(Board, Board.phase_id == Phase.id).where(Phase.id == phase_id)).first()
+    if found is None:
+        return None
+    name, start_at, end_at, override, visibility, title, version, built, wanted, signature = found
+    if version is None or built < wanted or not signature or visibility != "public":
+        return None
+    status = phase_status(Phase(start_at=start_at, end_at=end_at, state_override=override))
+    return None if status == "upcoming" else (phase_id, version, status, name, title, end_at)
 
 
-def shown_split(phase: Phase) -> str:
-    """Return the split a leaderboard shows: public while open, private after close, else all."""
-    if not phase.has_private_split:
-        return "all"
-    return "private" if phase_status(phase) == "closed" else "public"
+def board_state(phase: Phase) -> str:
+    """Return which board a phase shows now: 'closed' once it is closed, else 'open'."""
+    return "closed" if phase_status(phase) == "closed" else "open"
 
 
-def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: User | None = None) -> Leaderboard:
-    """Return the ranked leaderboard of a phase as the viewer may see it."""
-    phase = get_phase(ctx, phase_id)
-    if phase.leaderboard_visibility == "hidden" and not can_manage(phase.competition, viewer):
+def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = None,
+                query: BoardQuery | None = None) -> Leaderboard:
+    """Return the phase's board as the viewer may see it, one view and page of it (Forbidden when hidden)."""
+    query = query or BoardQuery()
+    found = ctx.session.execute(
+        select(Phase, Board).outerjoin(Board, Board.phase_id == Phase.id).options(joinedload(Phase.competition))
+        .where(Phase.id == phase_id)).first()
+    if found is None:
+        raise NotFound(f"No phase {phase_id}.")
+    phase, stand = found
+    readable = leaderboard_readable(phase, viewer)
+    if not readable and phase.leaderboard_visibility == "hidden":
         raise Forbidden("The organizers keep the leaderboard of this phase hidden.")
-    split, metric = shown_split(phase), primary_metric(phase)
-    higher = higher_is_better(metric)
-    groups: dict[tuple[str, int], list[_Entry]] = {}
-    for entry in _entries(ctx, phase, split):
-        sub = entry.submission
-        key = ("baseline", sub.id) if sub.is_baseline else ("user", sub.user_id)
-        groups.setdefault(key, []).append(entry)
-    best = sorted(((min(g, key=lambda e: _order(e, higher)), len(g)) for g in groups.values()),
-                  key=lambda pair: _order(pair[0], higher))
-    rows, rank = [], 0
-    for entry, count in best:
-        rank += 0 if entry.submission.is_baseline else 1
-        rows.append(_row(entry, phase, None if entry.submission.is_baseline else rank, count))
-    return Leaderboard(phase=phase, split=split, primary_metric=metric, rule=rule_sentence(metric, split, higher),
-                       rows=rows, higher_is_better=higher)
+    version = fresh_version(ctx, phase_id=phase.id, board=stand)
+    spec = cached_spec(ctx, phase)
+    index = _view_index(spec, query.view)
+    board = board_state(phase)
+    columns = spec.columns(index)
+    loaded = load_view(ctx, phase_id=phase.id, board=board, view=index, version=version, columns=columns)
+    rows = list(loaded.rows) if readable else []  # upcoming: no entry, not even a baseline
+    sort, order = _sort_of(spec, index, query)
+    picked = _sorted(_filtered(rows, query), sort=sort, order=order)
+    per_page = max(len(picked), 1) if query.every_row else query.per_page
+    pages = max(1, -(-len(picked) // per_page))
+    page = 1 if query.every_row else min(query.page, pages)
+    window = picked[(page - 1) * per_page: page * per_page]
+    user_id, teams = _viewer(ctx, viewer, phase)
+    top = loaded.top if readable else ()
+    return Leaderboard(phase=phase, board=board, split=shown_split(phase, board), spec=spec, view_index=index,
+                       rule=rule_sentence(phase, spec, board=board, view_index=index),
+                       columns=loaded.present if readable else (),
+                       total=len(picked), entries=len(rows), page=page, per_page=per_page, sort=sort, order=order,
+                       query=query, rows=marked(window, user_id=user_id, team_ids=teams), top=top,
+                       version=loaded.version)
 
 
-def rule_sentence(metric: str, split: str, higher: bool) -> str:
-    """Return the ranking rule as shown on the page."""
-    return (f"Each participant's best submission is ranked by {metric} on {SPLIT_WORDS[split]} "
-            f"({'higher' if higher else 'lower'} is better); ties go to the earlier submission, "
-            "then to the lower submission id. Baselines are shown for reference and take no rank.")
+def _view_index(spec: BoardSpec, name: str | None) -> int:
+    """Return the index of the view called name (case-insensitive), the first view when none is asked for."""
+    if not name:
+        return 0
+    for index, view in enumerate(spec.views):
+        if view.name.casefold() == name.strip().casefold():
+            return index
+    raise InvalidInput(f"No view {name!r}; this phase's views: {', '.join(v.name for v in spec.views)}.")
 
 
-def leaderboard_csv(board: Leaderboard) -> str:
-    """Return the leaderboard as CSV: rank, name, flags, the primary metric and flattened results."""
-    extra = _csv_columns(board)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["rank", "name", "is_baseline", "submission_id", "submitted_at", board.primary_metric] + extra)
-    for row in board.rows:
-        flat = _flatten(row.results)
-        writer.writerow([
-            "" if row.rank is None else row.rank, _csv_safe(row.display_name), str(row.is_baseline).lower(),
-            row.submission_id, row.submitted_at.isoformat(timespec="seconds") + "Z",
-            "" if row.primary is None else row.primary,
-        ] + ["" if flat.get(c) is None else flat[c] for c in extra])
-    return out.getvalue()
+def _sort_of(spec: BoardSpec, index: int, query: BoardQuery) -> tuple[str, str]:
+    """Return the checked sort column and order; a metric sorts best first unless an order is given."""
+    view = spec.views[index]
+    valid = (*FIXED_SORTS, view.metric, *spec.columns(index))
+    sort = query.sort or "rank"
+    if sort not in valid:
+        raise InvalidInput(f"Cannot sort by {sort!r}; sort by one of: {', '.join(dict.fromkeys(valid))}.")
+    if query.order not in (None, "asc", "desc"):
+        raise InvalidInput("order is 'asc' or 'desc'.")
+    if query.order:
+        return sort, query.order
+    if sort in FIXED_SORTS:
+        return sort, "asc"
+    return sort, "desc" if higher_is_better(sort) else "asc"
 
 
-def _entries(ctx: ServiceContext, phase: Phase, split: str) -> list[_Entry]:
-    """Return every scored submission of the phase with its active score (latest if several)."""
-    query = (
-        select(Score, Submission, User.display_name, Baseline.name, Baseline.kind)
-        .join(Submission, Score.submission_id == Submission.id)
-        .join(User, Submission.user_id == User.id)
-        .outerjoin(Baseline, Baseline.submission_id == Submission.id)
-        .where(Submission.phase_id == phase.id, Submission.status == "scored", Score.retired_at.is_(None))
-        .order_by(Score.id)
-    )
-    latest: dict[int, _Entry] = {}
-    for score, submission, name, baseline_name, kind in ctx.session.execute(query):
-        value = score.private_primary if split == "private" else score.public_primary
-        latest[submission.id] = _Entry(submission, score, name, baseline_name, value, builtin=kind == "builtin")
-    return list(latest.values())
+def _filtered(rows: list[ShownRow], query: BoardQuery) -> list[ShownRow]:
+    """Return the rows matching the search text and the metadata filters."""
+    needle = query.q.strip().casefold()
+    if not needle and not query.flags and query.prompting is None:
+        return rows
+    out = []
+    for row in rows:
+        if needle and not any(needle in (text or "").casefold() for text in (row.display_name, row.team, row.method)):
+            continue
+        if any(row.metadata.get(key) is not value for key, value in query.flags.items()):
+            continue
+        if query.prompting is not None and row.metadata.get("prompting") != query.prompting:
+            continue
+        out.append(row)
+    return out
 
 
-def _order(entry: _Entry, higher: bool) -> tuple[bool, float, datetime, int]:
-    """Return the sort key of the ranking rule: value (nulls last), then time, then id."""
-    value = entry.primary
-    signed = 0.0 if value is None else (-value if higher else value)
-    return (value is None, signed, entry.submission.created_at, entry.submission.id)
+def _sorted(rows: list[ShownRow], *, sort: str, order: str) -> list[ShownRow]:
+    """Return rows sorted by a shown figure or field; missing values last, ties in rank order."""
+    if sort == "rank":  # rows come in rank order
+        return rows[::-1] if order == "desc" else rows
+
+    keyed = [(_sort_value(r, sort), r) for r in sorted(rows, key=lambda r: r.position)]
+    present = [pair for pair in keyed if pair[0] is not None]
+    ordered = sorted(present, key=lambda pair: pair[0], reverse=order == "desc")  # stable: ties keep rank order
+    return [r for _, r in ordered] + [r for value, r in keyed if value is None]
 
 
-def _row(entry: _Entry, phase: Phase, rank: int | None, count: int) -> Row:
-    """Return the leaderboard row of one entry."""
-    sub = entry.submission
-    name = (entry.baseline_name or sub.description or "Baseline") if sub.is_baseline else entry.display_name
-    return Row(rank=rank, display_name=name, submission_id=sub.id, is_baseline=sub.is_baseline,
-               baseline_name=entry.baseline_name if sub.is_baseline else None, submitted_at=sub.created_at,
-               results=visible_results(entry.score.results, phase=phase, overall_only=entry.builtin),
-               primary=round_floats(entry.primary), entries=count)
+def _sort_value(row: ShownRow, sort: str) -> Any:
+    """Return what a row sorts by: its name, time, view value or a column's shown value (None when not shown)."""
+    if sort == "name":
+        return row.display_name.casefold()
+    if sort == "submitted_at":
+        return row.submitted_at
+    if sort in row.columns:
+        return row.columns[sort][0]
+    return row.value
 
 
-def _flatten(results: dict[str, Any]) -> dict[str, Any]:
-    """Return the metrics of a (visible) results object as flat 'slice.metric' columns, intervals left out."""
-    flat: dict[str, Any] = {}
-    for metric, value in (results.get("overall") or {}).items():
-        if metric != "ci":
-            flat[f"overall.{metric}"] = value
-    for bucket, metrics in (results.get("popularity") or {}).items():
-        for metric, value in (metrics or {}).items():
-            if metric != "ci" and not isinstance(value, (dict, list)):
-                flat[f"popularity.{bucket}.{metric}"] = value
-    for field, values in (results.get("breakdowns") or {}).items():
-        for value_name, metrics in (values or {}).items():
-            for metric, value in (metrics or {}).items():
-                if metric != "ci" and not isinstance(value, (dict, list)):
-                    flat[f"{field}.{value_name}.{metric}"] = value
-    return flat
+def _viewer(ctx: ServiceContext, viewer: Actor | None, phase: Phase) -> tuple[int | None, frozenset[int]]:
+    """Return the viewer's user id and their team ids in the phase's competition (for marking their rows)."""
+    if not isinstance(viewer, User):  # anonymous, or the operator's shell: no rows of their own
+        return None, frozenset()
+    teams = ctx.session.scalars(select(TeamMember.team_id).where(
+        TeamMember.user_id == viewer.id, TeamMember.competition_id == phase.competition_id)).all()
+    return viewer.id, frozenset(teams)
 
 
-def _csv_columns(board: Leaderboard) -> list[str]:
-    """Return the flattened result columns present in any row, overall first, in first-seen order."""
-    seen: dict[str, None] = {}
-    for row in board.rows:
-        for column in _flatten(row.results):
-            seen.setdefault(column, None)
-    order = {column: i for i, column in enumerate(seen)}
-    return sorted(seen, key=lambda c: (not c.startswith("overall."), not c.startswith("popularity."), order[c]))
+def viewer_entries(ctx: ServiceContext, *, phase_id: int, viewer: User) -> list[ShownRow]:
+    """Return the viewer's own rows in every view of the board shown now (their entries' ranks)."""
+    board = ranking_rows(ctx, phase_id=phase_id, viewer=viewer)
+    return [row for row in board if row.mine]
 
 
-def _csv_safe(text: str) -> str:
-    """Return text that a spreadsheet will not run as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+def ranking_rows(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None) -> list[ShownRow]:
+    """Return every row of the phase's first view, marked for the viewer."""
+    return leaderboard(ctx, phase_id=phase_id, viewer=viewer, query=BoardQuery(every_row=True)).rows

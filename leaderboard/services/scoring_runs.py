@@ -1,15 +1,23 @@
-"""Scoring runs: score one queued submission, requeue unfinished ones, rescore a phase.
+"""Scoring runs: score one queued submission, rescore a phase.
 
-A submission moves queued -> scoring -> scored | failed. Scores are never
-overwritten: a new Score row retires the previous active ones (``retired_at``).
-A platform failure (anything but an invalid file) marks the submission failed with
-a detail for organizers only and refunds the participant's quota.
+A run claims its submission (queued -> scoring, stamped with its own
+``scoring_started_at``) and records a result only while it still holds that claim, so a
+run presumed dead and taken back by the sweep never adds a second score. It ends
+scored; failed when the file is invalid against the current labels (quota refunded);
+or, on a platform failure (storage or database away after a few quick tries, a bug),
+queued again with backoff by ``recovery.retry_later``, charge kept: an acknowledged
+submission is always scored. A label file failing its integrity check is never scored
+against: the run logs an ERROR and ``recovery.wait_for_labels`` queues it again with
+its charge refunded at once, until the file is restored.
+Scores are never overwritten: a new Score row retires the previous active ones
+(``retired_at``).
 """
 
 from __future__ import annotations
 
 import logging
 import traceback
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, update
@@ -17,57 +25,59 @@ from sqlalchemy import select, update
 from leaderboard.db import utcnow
 from leaderboard.models import Phase, Score, Submission
 from leaderboard.runtime import ServiceContext
-from leaderboard.services import quota
-from leaderboard.services.dispatch import dispatch_all
-from leaderboard.services.labelsets import (
-    PredictionFileError, evaluate, load_phase_labels, primary_metric, read_predictions,
-)
+from leaderboard.services import quota, recovery
+from leaderboard.services.board_events import board_changed
+from leaderboard.services.errors import LabelIntegrityError
+from leaderboard.services.labelsets import load_phase_labels
+from leaderboard.services.lifecycle import claim, held_by, quick_retries, rollback_quietly
+from scoring import PredictionFileError, evaluate, read_predictions
+from scoring.correctness import ItemCorrectness, item_correctness
 
 log = logging.getLogger(__name__)
 
-UNFINISHED = ("received", "queued", "scoring")
-
 
 def score_submission(ctx: ServiceContext, *, submission_id: int) -> None:
-    """Score a queued submission and record the result; a finished one is left alone."""
-    submission = ctx.session.get(Submission, submission_id)
-    if submission is None or submission.status not in ("queued", "scoring"):
+    """Claim a queued submission and score it; a platform failure queues it again with backoff."""
+    claimed = utcnow()
+    if not claim(ctx, submission_id, Submission.status == "queued", status="scoring", scoring_started_at=claimed):
+        ctx.session.rollback()
         log.info("submission %s is not waiting to be scored; nothing to do", submission_id)
         return
-    submission.status = "scoring"
     ctx.session.commit()
-    phase = submission.phase
-    label_version = phase.label_version
     try:
-        labels = load_phase_labels(ctx, phase)
-        data = ctx.storage.read_bytes(submission.file_key)
-        predictions = read_predictions(data, labels, max_bytes=ctx.settings.max_upload_bytes)
-        results = evaluate(labels, predictions)
-    except PredictionFileError as error:
-        detail = f"the file is not valid against label version {label_version}"
-        _fail(ctx, submission, detail=detail, validation_errors=error.to_json())
-        return
-    except Exception:  # a platform failure: recorded for organizers, quota refunded, never re-raised to a participant
-        log.exception("scoring submission %s failed", submission_id)
-        _fail(ctx, submission, detail=traceback.format_exc(limit=20))
-        return
-    current = ctx.session.scalar(select(Phase.label_version).where(Phase.id == phase.id))
-    if current != label_version:  # the labels were replaced while we scored: score again on the new ones
-        submission.status = "queued"
-        ctx.session.commit()
-        dispatch_all(ctx, [submission.id])
-        return
-    record_score(ctx, submission=submission, phase=phase, results=results, label_version=label_version)
+        quick_retries(lambda: _run(ctx, submission_id, claimed), session=ctx.session,
+                      what=f"scoring submission {submission_id}")
+    except LabelIntegrityError as error:
+        rollback_quietly(ctx.session)
+        log.error("submission %s is not scored: phase %s's label file fails its integrity check; its charge is "
+                  "refunded and it waits, queued, until an organizer restores the file", submission_id,
+                  error.phase_id)
+        recovery.wait_for_labels(ctx, submission_id=submission_id, claimed=claimed, detail=str(error))
+    except Exception as error:  # any other failure is the platform's, never the participant's: retried later
+        rollback_quietly(ctx.session)
+        log.exception("scoring submission %s failed; it is queued again", submission_id)
+        recovery.retry_later(ctx, submission_id=submission_id, claimed=claimed, detail=_describe(error))
 
 
 def record_score(
-    ctx: ServiceContext, *, submission: Submission, phase: Phase, results: dict[str, Any], label_version: int
-) -> Score:
-    """Store a result as the submission's one active score and mark it scored."""
-    metric = primary_metric(phase)
-    public, private = primary_values(results, metric)
+    ctx: ServiceContext, *, submission: Submission, phase: Phase, results: dict[str, Any], label_version: int,
+    claimed: datetime, correctness: ItemCorrectness | None = None,
+) -> Score | None:
+    """Store a result as the submission's one active score and mark it scored, if the run still holds its claim.
+
+    ``correctness`` (scoring.correctness) is kept as bits for the board's McNemar test; the
+    caller announces the change to the board (board_events.board_changed) once committed.
+    """
+    if not claim(ctx, submission.id, held_by(claimed), status="scored", failure_detail=None,
+                 next_attempt_at=None, scoring_started_at=None):
+        ctx.session.rollback()
+        log.warning("submission %s was taken back from this run (presumed dead); its result is dropped",
+                    submission.id)
+        return None
+    public, private = primary_values(results, phase.primary_metric)
+    correct, answered = correctness.packed() if correctness is not None else (None, None)
     score = Score(submission_id=submission.id, label_version=label_version, results=results,
-                  public_primary=public, private_primary=private)
+                  public_primary=public, private_primary=private, correct_bits=correct, answered_bits=answered)
     ctx.session.add(score)
     ctx.session.flush()
     ctx.session.execute(
@@ -76,10 +86,8 @@ def record_score(
         .values(retired_at=utcnow())
         .execution_options(synchronize_session=False)
     )
-    submission.status = "scored"
-    submission.failure_detail = None
     ctx.session.commit()
-    ctx.session.expire(submission, ["scores"])
+    ctx.session.expire(submission)
     return score
 
 
@@ -89,20 +97,6 @@ def primary_values(results: dict[str, Any], metric: str) -> tuple[float | None, 
     if not splits:
         return _metric(results, metric), None
     return _metric(splits.get("public"), metric), _metric(splits.get("private"), metric)
-
-
-def requeue_unfinished(ctx: ServiceContext) -> list[int]:
-    """Dispatch again every received, queued or scoring submission (after a crash or an outage)."""
-    from leaderboard.services.submissions import finish_received
-
-    rows = list(ctx.session.scalars(
-        select(Submission).where(Submission.status.in_(UNFINISHED)).order_by(Submission.id)))
-    for submission in rows:
-        if submission.status == "received":
-            finish_received(ctx, submission=submission)
-    ids = [s.id for s in rows if s.status in ("queued", "scoring")]
-    dispatch_all(ctx, ids)
-    return ids
 
 
 def requeue_phase(ctx: ServiceContext, *, phase: Phase) -> list[int]:
@@ -126,21 +120,55 @@ def requeue_phase(ctx: ServiceContext, *, phase: Phase) -> list[int]:
         submission.status = "queued"
         submission.failure_detail = None
         submission.validation_errors = None
+        submission.attempts, submission.next_attempt_at, submission.scoring_started_at = 0, None, None
     ctx.session.commit()
-    dispatch_all(ctx, ids)
+    ctx.dispatch(ids)
     return ids
 
 
-def _fail(ctx: ServiceContext, submission: Submission, *, detail: str,
-          validation_errors: dict[str, Any] | None = None) -> None:
-    """Mark the submission failed, keep why, and refund its quota unit."""
-    ctx.session.rollback()
-    submission.status = "failed"
-    submission.failure_detail = detail
-    if validation_errors is not None:
-        submission.validation_errors = validation_errors
-    quota.refund(ctx, submission=submission)
+def _run(ctx: ServiceContext, submission_id: int, claimed: datetime) -> None:
+    """Score the claimed submission against its phase's current labels and record the outcome."""
+    submission = ctx.session.get(Submission, submission_id, populate_existing=True)
+    if submission is None:  # deleted with its phase meanwhile
+        return
+    phase = ctx.session.get(Phase, submission.phase_id, populate_existing=True)
+    assert phase is not None  # a phase takes its submissions with it
+    label_version = phase.label_version
+    labels = load_phase_labels(ctx, phase)
+    data = ctx.storage.read_bytes(submission.file_key)
+    try:
+        predictions = read_predictions(data, labels, max_bytes=ctx.settings.max_upload_bytes)
+    except PredictionFileError as error:
+        _fail_invalid(ctx, submission, claimed, detail=f"the file is not valid against label version "
+                                                       f"{label_version}", errors=error.to_json())
+        return
+    results = evaluate(labels, predictions)
+    current = ctx.session.scalar(select(Phase.label_version).where(Phase.id == phase.id))
+    if current != label_version:  # the labels were replaced while we scored: score again on the new ones
+        if claim(ctx, submission_id, held_by(claimed), status="queued", scoring_started_at=None,
+                 next_attempt_at=None):
+            ctx.session.commit()
+            ctx.dispatch([submission_id])
+        return
+    if record_score(ctx, submission=submission, phase=phase, results=results, label_version=label_version,
+                    claimed=claimed, correctness=item_correctness(labels, predictions)) is not None:
+        board_changed(ctx, phase_id=phase.id, submission_ids=[submission.id])
+
+
+def _fail_invalid(ctx: ServiceContext, submission: Submission, claimed: datetime, *, detail: str,
+                  errors: dict[str, Any]) -> None:
+    """End a claimed submission failed with its validation errors, and refund its quota unit."""
+    if claim(ctx, submission.id, held_by(claimed), status="failed", failure_detail=detail,
+             validation_errors=errors, scoring_started_at=None, next_attempt_at=None):
+        quota.refund(ctx, submission=submission)
     ctx.session.commit()
+    ctx.session.expire(submission)
+
+
+def _describe(error: BaseException) -> str:
+    """Return an error's one-line summary, then where it was raised, for organizers (never for participants)."""
+    summary = "".join(traceback.format_exception_only(error)).strip()
+    return f"{summary}\n{''.join(traceback.format_exception(error, limit=-6)).strip()[-3000:]}"
 
 
 def _metric(result: Any, metric: str) -> float | None:

@@ -1,14 +1,18 @@
-"""Submissions: accept an upload (store, validate, charge, queue), look them up.
+"""Submissions: accept an upload (store it, then hand it to lifecycle.acknowledge_upload), list and show them.
 
-The order of ``accept_submission`` is what keeps SPEC §7's promises: the file is
-stored and its row committed before anything else can fail, an invalid file is
-kept as failed (with its errors) and not charged, and a valid one is charged and
-committed as queued in one transaction before it is dispatched.
+The order of ``accept_submission`` is what keeps SPEC §7's promises: the file is stored
+and its row committed as ``received`` before anything else can fail; then
+``lifecycle.acknowledge_upload`` validates it, and charges and acknowledges it together.
+A ``received`` row that no request acknowledged is never charged later
+(services/recovery.py settles it); a retry with the same Idempotency-Key resumes it
+(``recovery.finish_received``). Who may see a submission is decided in services/access.py.
 """
 
 from __future__ import annotations
 
 import re
+import uuid
+from collections.abc import Mapping
 from typing import Any, BinaryIO
 
 from sqlalchemy import select
@@ -16,18 +20,14 @@ from sqlalchemy.exc import IntegrityError
 
 from leaderboard.models import Baseline, Phase, Score, Submission, User
 from leaderboard.runtime import ServiceContext
-from leaderboard.services import quota
-from leaderboard.services.baselines import add_baseline
-from leaderboard.services.dispatch import dispatch_all
-from leaderboard.services.errors import Conflict, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid
-from leaderboard.services.labelsets import PredictionFileError, load_phase_labels, read_predictions
-from leaderboard.services.permissions import Actor, can_manage
-from leaderboard.services.phases import get_phase, managed_phase, phase_status
-from leaderboard.services.uploads import read_bounded, store_submission_file
+from leaderboard.services import entries, quota, recovery
+from leaderboard.services.access import Actor, get_phase, managed_phase, manages_submission, phase_status, team_of
+from leaderboard.services.errors import Conflict, InvalidInput, TooLarge
+from leaderboard.services.lifecycle import acknowledge_upload, is_unacknowledged, outcome
+from leaderboard.services.probing import submission_decision
 from leaderboard.services.visibility import private_hidden, visible_results
-
-__all__ = ["accept_submission", "active_score", "add_baseline", "finish_received", "get_submission",
-           "list_phase_submissions", "list_submissions", "scores_scope", "visible_scores"]
+from leaderboard.storage.base import StoredObject
+from scoring import FileTooLarge, read_bounded
 
 MAX_KEY_LENGTH = 200
 
@@ -41,22 +41,33 @@ def accept_submission(
     stream: BinaryIO | bytes,
     description: str = "",
     idempotency_key: str | None = None,
+    method: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> Submission:
-    """Store, validate, charge and queue an upload; a reused Idempotency-Key returns the first result."""
+    """Store, validate, charge and queue an upload; a reused Idempotency-Key returns the first result.
+
+    The upload belongs to the entry (the uploader's team in the competition, or the
+    uploader; method, 'default' when not given); a new method past the phase's
+    max_methods is refused (Conflict) before anything is stored or charged.
+    """
     phase = get_phase(ctx, phase_id)
     key = _checked_key(idempotency_key)
     first = _by_key(ctx, user, key)
     if first is not None:
-        return _replay(first, phase)
+        return _replay(ctx, first, phase)
     if phase_status(phase) != "open":
         raise Conflict("This phase is not open for submissions.")
-    quota.check_available(ctx, phase=phase, user=user)
-    data = read_bounded(stream, limit=ctx.settings.max_upload_bytes)
-    stored = store_submission_file(ctx, phase_id=phase.id, data=data)
+    method, checked_metadata = entries.check_method(method), entries.check_metadata(metadata)
+    team = team_of(ctx, competition_id=phase.competition_id, user_id=user.id)
+    team_id = None if team is None else team.id
+    quota.check_available(ctx, phase=phase, owner=quota.owner_key(user_id=user.id, team_id=team_id))
+    entries.check_method_cap(ctx, phase=phase, user_id=user.id, team_id=team_id, method=method)
+    data = read_upload(stream, limit=ctx.settings.max_upload_bytes)
+    stored = store_file(ctx, phase_id=phase.id, data=data)
     submission = Submission(
         phase_id=phase.id, user_id=user.id, description=description.strip()[:500], filename=_safe_name(filename),
         file_key=stored.key, file_sha256=stored.sha256, file_size=stored.size, status="received",
-        idempotency_key=key,
+        idempotency_key=key, method=method, entry_metadata=checked_metadata, team_id=team_id,
     )
     ctx.session.add(submission)
     try:
@@ -67,39 +78,20 @@ def accept_submission(
         first = _by_key(ctx, user, key)
         if first is None:
             raise
-        return _replay(first, phase)
-    return _finish(ctx, submission=submission, phase=phase, data=data, user=user)
-
-
-def finish_received(ctx: ServiceContext, *, submission: Submission) -> None:
-    """Validate and charge a submission left 'received' by a crash; it ends queued or failed."""
-    data = ctx.storage.read_bytes(submission.file_key)
-    try:
-        _finish(ctx, submission=submission, phase=submission.phase, data=data, user=submission.user, dispatch=False)
-    except SubmissionInvalid:
-        pass  # kept as failed with its validation errors, as on upload
-    except QuotaExceeded as error:
-        submission.status = "failed"
-        submission.failure_detail = "quota exhausted when resumed after a crash"
-        submission.validation_errors = {"errors": [{"line": None, "id": None, "message": error.message}],
-                                        "error_count": 1}
-        ctx.session.commit()
-
-
-def get_submission(ctx: ServiceContext, *, submission_id: int, viewer: User | None) -> Submission:
-    """Return a submission its owner or its competition's managers may see (baselines: anyone), else NotFound."""
-    submission = ctx.session.get(Submission, submission_id)
-    if submission is None or not _may_see(submission, viewer):
-        raise NotFound(f"No submission {submission_id}.")
-    return submission
+        return _replay(ctx, first, phase)
+    return acknowledge_upload(ctx, submission=submission, phase=phase, data=data, fresh=True)
 
 
 def list_submissions(ctx: ServiceContext, *, phase_id: int, user: User) -> list[Submission]:
-    """Return the user's own submissions to a phase, newest first."""
-    get_phase(ctx, phase_id)
+    """Return the submissions of the user's entries in a phase (their team's when they have one), newest first."""
+    phase = get_phase(ctx, phase_id)
+    team = team_of(ctx, competition_id=phase.competition_id, user_id=user.id)
+    mine = entries.owner_filter(user_id=user.id, team_id=None if team is None else team.id)
+    if team is not None:  # uploads made before joining stay listed (joining after submitting is refused)
+        mine = mine | (Submission.user_id == user.id)
     return list(ctx.session.scalars(
         select(Submission)
-        .where(Submission.phase_id == phase_id, Submission.user_id == user.id, Submission.is_baseline.is_(False))
+        .where(Submission.phase_id == phase_id, mine, Submission.is_baseline.is_(False))
         .order_by(Submission.created_at.desc(), Submission.id.desc())
     ))
 
@@ -125,8 +117,15 @@ def visible_scores(ctx: ServiceContext, *, submission: Submission, viewer: User 
     if score is None:
         return None
     builtin = ctx.session.scalar(select(Baseline.kind).where(Baseline.submission_id == submission.id)) == "builtin"
-    return visible_results(score.results, phase=submission.phase, viewer_is_organizer=_manages(submission, viewer),
-                           overall_only=builtin)
+    manager = manages_submission(submission, viewer)
+    ladder = None if manager else submission_decision(ctx, submission=submission, score=score)
+    return visible_results(score.results, phase=submission.phase, viewer_is_organizer=manager,
+                           overall_only=builtin, ladder=ladder)
+
+
+def scoring_attempts(submission: Submission, viewer: User | None) -> int | None:
+    """Return the submission's failed scoring attempts to a manager of its competition; None to anyone else."""
+    return submission.attempts if manages_submission(submission, viewer) else None
 
 
 def scores_scope(ctx: ServiceContext, *, submission: Submission, viewer: User | None) -> str | None:
@@ -134,46 +133,19 @@ def scores_scope(ctx: ServiceContext, *, submission: Submission, viewer: User | 
     score = active_score(submission)
     if score is None:
         return None
-    hidden = not _manages(submission, viewer) and private_hidden(score.results, phase=submission.phase)
+    hidden = not manages_submission(submission, viewer) and private_hidden(score.results, phase=submission.phase)
     return "public" if hidden else "all"
 
 
-def _finish(ctx: ServiceContext, *, submission: Submission, phase: Phase, data: bytes, user: User,
-            dispatch: bool = True) -> Submission:
-    """Validate a stored submission, charge the quota and queue it (or keep it failed)."""
-    try:
-        read_predictions(data, load_phase_labels(ctx, phase), max_bytes=ctx.settings.max_upload_bytes)
-    except PredictionFileError as error:
-        submission.status = "failed"
-        submission.validation_errors = error.to_json()
-        ctx.session.commit()
-        raise SubmissionInvalid(_invalid_message(error.error_count), error.to_json(), submission.id) from None
-    file_key = submission.file_key
-    try:
-        submission.quota_day = quota.charge(ctx, phase=phase, user=user)
-    except QuotaExceeded:
-        ctx.session.rollback()
-        if dispatch:  # a fresh upload over quota is refused, not kept
-            ctx.session.delete(submission)
-            ctx.session.commit()
-            ctx.storage.delete(file_key)
-        raise
-    submission.status = "queued"
-    ctx.session.commit()
-    if dispatch:
-        dispatch_all(ctx, [submission.id])
-        ctx.session.refresh(submission)
-    return submission
-
-
-def _replay(first: Submission, phase: Phase) -> Submission:
-    """Return the first submission made with an Idempotency-Key, or raise its first error again."""
+def _replay(ctx: ServiceContext, first: Submission, phase: Phase) -> Submission:
+    """Return the first submission made with an Idempotency-Key (resuming it if never acknowledged)."""
     if first.phase_id != phase.id:
         raise Conflict("This Idempotency-Key was already used for an upload to another phase.")
-    if first.status == "failed" and first.validation_errors is not None:
-        errors: dict[str, Any] = first.validation_errors
-        raise SubmissionInvalid(_invalid_message(int(errors.get("error_count", 0))), errors, first.id)
-    return first
+    if is_unacknowledged(first):
+        if phase_status(phase) != "open":
+            raise Conflict("This phase is not open for submissions.")
+        return recovery.finish_received(ctx, submission=first)
+    return outcome(first)
 
 
 def _by_key(ctx: ServiceContext, user: User, key: str | None) -> Submission | None:
@@ -194,18 +166,6 @@ def _checked_key(key: str | None) -> str | None:
     return key
 
 
-def _may_see(submission: Submission, viewer: User | None) -> bool:
-    """Return whether viewer may see this submission's page."""
-    if submission.is_baseline:
-        return True
-    return viewer is not None and (viewer.id == submission.user_id or _manages(submission, viewer))
-
-
-def _manages(submission: Submission, viewer: User | None) -> bool:
-    """Return whether viewer manages the submission's competition (None is an anonymous visitor here)."""
-    return viewer is not None and can_manage(submission.phase.competition, viewer)
-
-
 def _safe_name(filename: str | None) -> str:
     """Return the base name of an uploaded file, without paths or control characters, at most 255 long."""
     name = re.split(r"[\\/]", filename or "")[-1]
@@ -213,6 +173,19 @@ def _safe_name(filename: str | None) -> str:
     return (name or "predictions")[:255]
 
 
-def _invalid_message(count: int) -> str:
-    """Return the one-line summary of a validation failure."""
-    return f"The file was not accepted: {count} problem{'s' if count != 1 else ''} found. Nothing was charged."
+def read_upload(stream: BinaryIO | bytes, *, limit: int) -> bytes:
+    """Return the whole upload (scoring's bounded read), or raise TooLarge (413) as soon as it passes limit bytes."""
+    try:
+        return read_bounded(stream, limit=limit)
+    except FileTooLarge:
+        raise TooLarge(_too_large_message(limit)) from None
+
+
+def store_file(ctx: ServiceContext, *, phase_id: int, data: bytes) -> StoredObject:
+    """Store an uploaded prediction file durably under submissions/<phase>/<uuid>."""
+    return ctx.storage.put(f"submissions/{phase_id}/{uuid.uuid4().hex}", data)
+
+
+def _too_large_message(limit: int) -> str:
+    """Return the participant-facing message for an upload over limit bytes."""
+    return f"The file is larger than this instance accepts ({limit / (1024 * 1024):.1f} MiB at most)."

@@ -10,16 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from leaderboard.storage.base import ObjectNotFound, Storage, StorageError, StoredObject
-from leaderboard.storage.keys import InvalidKey
-
-if TYPE_CHECKING:
-    from leaderboard.config import Settings
-
-__all__ = ["InvalidKey", "ObjectNotFound", "Storage", "StorageError", "StoredObject", "make_storages"]
+from leaderboard.config import Settings
+from leaderboard.storage.base import Storage
+from leaderboard.storage.local import LocalStorage
 
 
 def make_storages(settings: Settings) -> tuple[Storage, Storage]:
@@ -35,21 +30,21 @@ def make_storages(settings: Settings) -> tuple[Storage, Storage]:
 
 
 def _local_storages(settings: Settings) -> tuple[Storage, Storage]:
-    from leaderboard.storage.local import LocalStorage
-
     return LocalStorage(settings.data_dir / "files"), LocalStorage(settings.labels_dir)
 
 
 def _s3_storages(settings: Settings) -> tuple[Storage, Storage]:
+    # Imported here, not at the top: only an S3 instance pays for importing boto3 and botocore.
     import boto3
 
-    from leaderboard.storage.s3 import S3Storage
+    from leaderboard.storage.s3 import S3Storage, client_config
 
     url = urlsplit(settings.storage_url)
     if not url.netloc:
         raise ValueError(f"TAILBOARD_STORAGE {settings.storage_url!r} names no bucket (s3://bucket/prefix)")
     prefix = url.path.strip("/")
-    client = boto3.client("s3", endpoint_url=os.environ.get("AWS_ENDPOINT_URL") or None)
+    client = boto3.client("s3", endpoint_url=os.environ.get("AWS_ENDPOINT_URL") or None,
+                          config=client_config(settings.storage_timeout_seconds))
     return (
         S3Storage(client, url.netloc, _join(prefix, "files")),
         S3Storage(client, url.netloc, _join(prefix, "hidden_labels")),

@@ -8,12 +8,25 @@ from contextlib import contextmanager
 from typing import Any, BinaryIO
 
 from boto3.exceptions import Boto3Error
+from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from leaderboard.storage.base import ObjectNotFound, StorageError, StoredObject
 from leaderboard.storage.keys import check_key, check_prefix
 
 NOT_FOUND_CODES = frozenset({"404", "NoSuchKey", "NotFound"})
+
+
+def client_config(timeout: float) -> Config:
+    """Return boto3 client settings that fail a stalled server within seconds instead of hanging.
+
+    botocore's defaults (60 s to connect, 60 s per read, legacy retries) keep a request or a
+    scoring run waiting minutes on a frozen server. Here each try waits at most ``timeout``
+    (TAILBOARD_STORAGE_TIMEOUT) and botocore's standard mode retries a few times
+    (AWS_MAX_ATTEMPTS changes how many); beyond that a StorageError reaches the caller,
+    and scoring retries it later (services/recovery.py).
+    """
+    return Config(connect_timeout=min(timeout, 10.0), read_timeout=timeout, retries={"mode": "standard"})
 
 
 class S3Storage:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
@@ -16,20 +18,24 @@ from leaderboard.forms import (
     CompetitionForm,
     ImportForm,
     LabelsForm,
+    PhaseEditForm,
     PhaseForm,
-    PhaseSettingsForm,
 )
-from leaderboard.models import Competition, Phase
-from leaderboard.services import competitions, phase_imports, phases, submissions
+from leaderboard.models import Competition, Job, Phase
+from leaderboard.services import competitions, phase_imports, phase_settings, phases, probing, submissions
+from leaderboard.services.access import get_phase, managed_competition, managed_phase
+from leaderboard.services.baselines import add_baseline
+from leaderboard.services.entries import final_selections, max_methods, metadata_from_fields, with_entry_settings
 from leaderboard.services.errors import Conflict, InvalidInput
+from leaderboard.services.phase_files import phase_questions_report
 from leaderboard.web import ctx
 
 bp = Blueprint("organizer", __name__)
 
-PHASE_ACTIONS = {
+PHASE_ACTIONS: dict[str, tuple[Callable[..., Any], str]] = {
     "open": (phases.open_phase, "The phase is open for submissions."),
     "close": (phases.close_phase, "The phase is closed; the private split is now on the ranking."),
-    "rescore": (phases.rescore_phase, "Every submission of the phase is queued for re-scoring."),
+    "rescore": (phases.rescore_phase, "Every submission of the phase is being re-scored."),
 }
 
 
@@ -50,12 +56,12 @@ def _me() -> Any:
 
 def _managed(slug: str) -> Competition:
     """Return the competition if the current organizer manages it (the services answer 403 otherwise)."""
-    return phases.managed_competition(ctx(), slug=slug, actor=_me())
+    return managed_competition(ctx(), slug=slug, actor=_me())
 
 
 def _managed_phase(phase_id: int) -> Phase:
     """Return the phase if the current organizer manages its competition (the services answer 403 otherwise)."""
-    return phases.managed_phase(ctx(), phase_id=phase_id, actor=_me())
+    return managed_phase(ctx(), phase_id=phase_id, actor=_me())
 
 
 @bp.get("/")
@@ -117,12 +123,13 @@ def new_phase(slug: str) -> Response | str | tuple[str, int]:
             phase = phases.create_phase(
                 ctx(), competition_slug=slug, labels=form.labels.data.read(),
                 questions=form.questions.data.read() if form.questions.data else None,
-                config=form.config(), actor=_me(), **form.settings(),
+                config=_with_form_probing(form), actor=_me(), **form.settings(),
             )
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
-            flash(f"Phase “{phase.name}” created with {phase.n_items} items.", "success")
+            fields = phase_questions_report(ctx(), phase).describe()
+            flash(f"Phase “{phase.name}” created with {phase.n_items} items. {fields}", "success")
             return redirect(url_for("organizer.competition", slug=slug), code=303)
     return _form_page("organizer/phase_new.html", form, competition=comp)
 
@@ -135,25 +142,28 @@ def import_phase(slug: str) -> Response | str | tuple[str, int]:
     if form.validate_on_submit():
         try:
             outcome = phase_imports.import_phase(
-                ctx(), competition_slug=slug, fmt=form.format.data, source=form.source.data.read(),
-                filename=form.source.data.filename or "source", preview=bool(form.preview.data), actor=_me(),
-                **form.settings(),
+                ctx(), competition_slug=slug, fmt=form.format.data, preview=bool(form.preview.data), actor=_me(),
+                **form.sources(), **form.settings(),
             )
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
-            return render_template("organizer/import_report.html", competition=comp, outcome=outcome)
+            form.kept.data, form.preview.data = outcome.kept or form.kept.data, False
+            return render_template("organizer/import_report.html", competition=comp, outcome=outcome, form=form,
+                                   kept_name=outcome.source_name)
     return _form_page("organizer/phase_import.html", form, competition=comp)
 
 
-@bp.route("/phases/<int:phase_id>/edit", methods=["GET", "POST"])
+@bp.route("/phases/<id:phase_id>/edit", methods=["GET", "POST"])
 def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
     """Change a phase's name, rules, dates, limits and visibility."""
     phase = _managed_phase(phase_id)
-    form = PhaseSettingsForm(obj=phase)
+    form = PhaseEditForm(obj=phase, **_probing_data(phase))
     if form.validate_on_submit():
         try:
             phases.update_phase(ctx(), phase_id=phase_id, actor=_me(), **form.settings())
+            phase_settings.update_settings(ctx(), phase_id=phase_id, actor=_me(), views=form.views(),
+                                           **form.probing(), **form.entry_settings())
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
@@ -162,54 +172,83 @@ def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
     return _form_page("organizer/phase_edit.html", form, phase=phase, labels_form=LabelsForm())
 
 
-@bp.post("/phases/<int:phase_id>/labels")
+@bp.post("/phases/<id:phase_id>/labels")
 def replace_labels(phase_id: int) -> Response | str | tuple[str, int]:
     """Store a corrected label file as the phase's next label version and re-score everything."""
     phase = _managed_phase(phase_id)
     form = LabelsForm()
     if form.validate_on_submit():
         try:
-            phase = phases.replace_labels(ctx(), phase_id=phase_id, labels=form.labels.data.read(), actor=_me())
+            job = phases.replace_labels(ctx(), phase_id=phase_id, labels=form.labels.data.read(), actor=_me())
         except InvalidInput as exc:
             form.labels.errors = [*form.labels.errors, exc.message]
         else:
-            flash(f"Labels v{phase.label_version} stored; every submission is queued for re-scoring.", "success")
-            return redirect(url_for("organizer.competition", slug=phase.competition.slug), code=303)
-    settings = PhaseSettingsForm(formdata=None, obj=phase)
+            flash(f"Labels v{phase.label_version} stored; every submission is being re-scored.", "success")
+            return redirect(url_for("operations.job", job_id=job.id), code=303)
+    settings = PhaseEditForm(formdata=None, obj=phase, **_probing_data(phase))
     return _form_page("organizer/phase_edit.html", settings, phase=phase, labels_form=form)
 
 
-@bp.post("/phases/<int:phase_id>/<any(open, close, rescore):action>")
+@bp.post("/phases/<id:phase_id>/<any(open, close, rescore):action>")
 def phase_action(phase_id: int, action: str) -> Response:
-    """Open, close or re-score a phase."""
+    """Open, close or re-score a phase (re-scoring is a job: its progress page follows)."""
     run, message = PHASE_ACTIONS[action]
-    run(ctx(), phase_id=phase_id, actor=_me())
+    try:
+        result = run(ctx(), phase_id=phase_id, actor=_me())
+    except Conflict:  # reopening a phase whose private split was shown: the confirmation step
+        return redirect(url_for("operations.reopen", phase_id=phase_id), code=303)
+    if isinstance(result, Job):
+        return redirect(url_for("operations.job", job_id=result.id), code=303)
     flash(message, "success")
-    slug = phases.get_phase(ctx(), phase_id).competition.slug
+    slug = get_phase(ctx(), phase_id).competition.slug
     return redirect(url_for("organizer.competition", slug=slug), code=303)
 
 
-@bp.route("/phases/<int:phase_id>/baselines", methods=["GET", "POST"])
+@bp.route("/phases/<id:phase_id>/baselines", methods=["GET", "POST"])
 def baseline(phase_id: int) -> Response | str | tuple[str, int]:
     """Upload a named baseline's prediction file; it is scored and flagged on the ranking."""
     phase = _managed_phase(phase_id)
     form = BaselineForm()
     if form.validate_on_submit():
-        row = submissions.add_baseline(
-            ctx(), phase_id=phase_id, name=form.name.data.strip(), filename=form.file.data.filename or "baseline",
-            stream=form.file.data.stream, actor=_me(),
-        )
-        flash(f"Baseline “{row.name}” added.", "success")
-        return redirect(url_for("public.leaderboard", phase_id=phase_id), code=303)
+        try:
+            row = add_baseline(
+                ctx(), phase_id=phase_id, name=form.name.data.strip(), filename=form.file.data.filename or "baseline",
+                stream=form.file.data.stream, actor=_me(), metadata=metadata_from_fields(form.metadata_fields()),
+            )
+        except InvalidInput as exc:
+            form.add_problems(exc)
+        except Conflict as exc:
+            form.name.errors = [*form.name.errors, exc.message]
+        else:
+            flash(f"Baseline “{row.name}” added.", "success")
+            return redirect(url_for("public.leaderboard", phase_id=phase_id), code=303)
     return _form_page("organizer/baseline.html", form, phase=phase)
 
 
-@bp.get("/phases/<int:phase_id>/submissions")
+@bp.get("/phases/<id:phase_id>/submissions")
 def phase_submissions(phase_id: int) -> str:
     """List every submission of a phase with its status and public score."""
     rows = submissions.list_phase_submissions(ctx(), phase_id=phase_id, actor=_me())
-    phase = phases.get_phase(ctx(), phase_id)
+    phase = get_phase(ctx(), phase_id)
     return render_template("organizer/submissions.html", phase=phase, submissions=rows)
+
+
+def _probing_data(phase: Phase) -> dict[str, Any]:
+    """Return the phase's probing, views and entry settings as the edit form's initial values."""
+    current = probing.probing_settings(phase)
+    views = (phase.task_config or {}).get("views")
+    return {"min_slice_items": current.min_slice_items, "public_feedback": current.public_feedback,
+            "ladder_step": current.ladder_step, "min_answered": current.min_answered,
+            "views_text": json.dumps(views, indent=2, ensure_ascii=False) if views else "",
+            "max_methods": max_methods(phase), "final_selections": final_selections(phase)}
+
+
+def _with_form_probing(form: PhaseForm) -> dict[str, Any] | None:
+    """Return the create form's task config with its probing and entry fields merged in; a key the config sets wins."""
+    config = form.config()
+    given = {key: value for key, value in form.probing().items() if key not in (config or {})}
+    entry = {key: value for key, value in form.entry_settings().items() if key not in (config or {})}
+    return with_entry_settings(probing.with_probing(config, given), entry)
 
 
 def _form_page(template: str, form: Any, **context: Any) -> str | tuple[str, int]:

@@ -7,15 +7,9 @@ from flask.typing import ResponseReturnValue
 from flask_login import current_user, login_required
 
 from leaderboard import web
-from leaderboard.models import ApiToken
 from leaderboard.services import accounts
 
 bp = Blueprint("tokens", __name__)
-
-
-@bp.app_context_processor
-def _token_helpers() -> dict[str, object]:
-    return {"api_tokens": _api_tokens}
 
 
 @bp.post("/account/tokens")
@@ -28,17 +22,10 @@ def create() -> Response:
     return response
 
 
-@bp.post("/account/tokens/<int:token_id>/revoke")
+@bp.post("/account/tokens/<id:token_id>/revoke")
 @login_required
 def revoke(token_id: int) -> ResponseReturnValue:
     """Revoke one of the user's tokens."""
     accounts.revoke_token(web.ctx(), user=current_user, token_id=token_id)
     flash("The token was revoked; scripts using it can no longer call the API.", "success")
     return redirect(url_for("auth.account") + "#api-tokens")
-
-
-def _api_tokens() -> list[ApiToken]:
-    """Return the logged-in user's active tokens (for account/_tokens.html)."""
-    if not current_user.is_authenticated:
-        return []
-    return accounts.list_tokens(web.ctx(), user=current_user)

@@ -8,12 +8,18 @@ from typing import Any
 from flask import Response, url_for
 
 from leaderboard import web
+from leaderboard.db import naive_utc
 from leaderboard.services import competitions as competition_service
 from leaderboard.services import phases as phase_service
+from leaderboard.services.across_phases import AcrossQuery, across_phases
+from leaderboard.services.entries import with_entry_settings
 from leaderboard.services.errors import InvalidInput
-from leaderboard.views.api import bp, schemas, serialize
+from leaderboard.services.phase_files import phase_questions_report
+from leaderboard.services.probing import with_probing
+from leaderboard.views.api import schemas, serialize
 from leaderboard.views.api.auth import current_user, require_organizer
-from leaderboard.views.api.parsing import as_utc_naive, parse_form, parse_json, respond
+from leaderboard.views.api.blueprint import bp
+from leaderboard.views.api.parsing import parse_form, parse_json, parse_query, respond
 from leaderboard.views.api.spec import operation
 
 
@@ -25,6 +31,16 @@ def list_competitions() -> tuple[Response, int]:
     current_user()  # a bad token is refused even where none is needed
     items = competition_service.list_competitions(web.ctx())
     return respond(schemas.CompetitionList(competitions=[serialize.competition(c) for c in items]))
+
+
+@bp.get("/competitions/<slug>/leaderboard")
+@operation("A competition's entries across its phases (SPEC §8.5), one page", schemas.CompetitionLeaderboard,
+           auth="optional", query=schemas.CompetitionLeaderboardQuery, errors=(400, 404), tag="competitions")
+def get_competition_leaderboard(slug: str) -> tuple[Response, int]:
+    """Rank entries across the phases whose boards the caller may read: one column per phase, mean, phases."""
+    wanted = parse_query(schemas.CompetitionLeaderboardQuery)
+    query = AcrossQuery(page=wanted.page, per_page=wanted.per_page, sort=wanted.sort, order=wanted.order, q=wanted.q)
+    return respond(serialize.across(across_phases(web.ctx(), slug=slug, viewer=current_user(), query=query)))
 
 
 @bp.post("/competitions")
@@ -55,9 +71,9 @@ def create_phase(slug: str) -> tuple[Response, int]:
         name=fields.name,
         labels=files["labels"].read(),
         questions=questions.read() if questions is not None else None,
-        config=_config(fields.config),
-        start_at=as_utc_naive(fields.start),
-        end_at=as_utc_naive(fields.end),
+        config=with_entry_settings(with_probing(_config(fields.config), fields.probing()), fields.entry_settings()),
+        start_at=naive_utc(fields.start),
+        end_at=naive_utc(fields.end),
         max_per_day=fields.max_per_day,
         max_total=fields.max_total,
         description=fields.description,
@@ -65,7 +81,9 @@ def create_phase(slug: str) -> tuple[Response, int]:
         actor=organizer,
     )
     url = url_for("api.get_phase", phase_id=item.id, _external=True)
-    return respond(schemas.PhaseCreated(id=item.id, name=item.name, status=serialize.status(item), url=url), 201)
+    report = phase_questions_report(web.ctx(), item)
+    return respond(schemas.PhaseCreated(id=item.id, name=item.name, status=serialize.status(item), url=url,
+                                        public_fields=list(report.kept), withheld_fields=list(report.withheld)), 201)
 
 
 def _config(text: str | None) -> dict[str, Any] | None:

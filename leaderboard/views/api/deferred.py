@@ -15,8 +15,7 @@ import logging
 from flask import Response, after_this_request
 
 from leaderboard import web
-from leaderboard.runtime import ServiceContext
-from leaderboard.services.dispatch import Dispatcher
+from leaderboard.runtime import Dispatcher, JobDispatcher, ServiceContext
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +23,15 @@ log = logging.getLogger(__name__)
 class DeferredDispatcher:
     """Collect dispatched submission ids and hand them to the real dispatcher later."""
 
-    def __init__(self, target: Dispatcher) -> None:
+    def __init__(self, target: Dispatcher, jobs: JobDispatcher | None = None) -> None:
         self.target = target
+        self.jobs = jobs
         self.pending: list[int] = []
+        self.pending_jobs: list[int] = []
+
+    def dispatch_job(self, job_id: int) -> None:
+        """Remember job_id for running after the response (an inline job would hold the answer back)."""
+        self.pending_jobs.append(job_id)
 
     def dispatch(self, submission_id: int) -> None:
         """Remember submission_id for dispatching after the response."""
@@ -40,6 +45,12 @@ class DeferredDispatcher:
                 self.target.dispatch(submission_id)
             except Exception:  # the submission stays queued; requeue_unfinished retries it
                 log.exception("dispatching submission %s after the response failed", submission_id)
+        while self.pending_jobs and self.jobs is not None:
+            job_id = self.pending_jobs.pop(0)
+            try:
+                self.jobs.dispatch_job(job_id)
+            except Exception:  # the job stays queued; a worker's pick-up resumes it
+                log.exception("dispatching job %s after the response failed", job_id)
 
 
 def dispatch_after_response() -> ServiceContext:
@@ -47,12 +58,12 @@ def dispatch_after_response() -> ServiceContext:
     base = web.ctx()
     if base.settings.scoring_mode != "inline" or base.runtime.dispatcher is None:
         return base
-    deferred = DeferredDispatcher(base.runtime.dispatcher)
+    deferred = DeferredDispatcher(base.runtime.dispatcher, base.runtime.job_dispatcher)
 
     @after_this_request
     def _dispatch_on_close(response: Response) -> Response:
         response.call_on_close(deferred.flush)
         return response
 
-    runtime = dataclasses.replace(base.runtime, dispatcher=deferred)
+    runtime = dataclasses.replace(base.runtime, dispatcher=deferred, job_dispatcher=deferred)
     return ServiceContext(session=base.session, runtime=runtime)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Response, current_app, jsonify, render_template
 
-from leaderboard.views.api import bp, schemas
+from leaderboard.views.api import schemas
+from leaderboard.views.api.blueprint import bp
 from leaderboard.views.api.spec import build_document, operation
 
 API_VERSION = "1.0.0"  # of the /api/v1 contract; additions bump the minor number

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from flask import Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import FileStorage
 
 from leaderboard.services.errors import InvalidInput
+from leaderboard.services.ranking import FLAG_FILTERS, BoardQuery
 
 M = TypeVar("M", bound=BaseModel)
 MAX_TEXT_FILE = 1024 * 1024  # a config sent as a file part is small; refuse anything bigger
@@ -26,6 +26,14 @@ def parse_json(model: type[M]) -> M:
 def parse_query(model: type[M]) -> M:
     """Return the query string as model; InvalidInput naming each bad parameter."""
     return _validate(model, request.args.to_dict())
+
+
+def board_query(wanted: Any) -> BoardQuery:
+    """Return the board query of a parsed LeaderboardQuery (``format`` json or csv asks for every row)."""
+    flags = {key: getattr(wanted, key) for key in FLAG_FILTERS if getattr(wanted, key) is not None}
+    return BoardQuery(view=wanted.view, page=wanted.page, per_page=wanted.per_page, sort=wanted.sort,
+                      order=wanted.order, q=wanted.q, flags=flags, prompting=wanted.prompting,
+                      every_row=wanted.format is not None)
 
 
 def parse_form(model: type[M], *, text_files: tuple[str, ...] = ()) -> tuple[M, dict[str, FileStorage]]:
@@ -46,29 +54,14 @@ def parse_form(model: type[M], *, text_files: tuple[str, ...] = ()) -> tuple[M, 
     return _validate(model, data), {name: f for name, f in files.items() if name not in text_files}
 
 
-def as_utc_naive(moment: datetime | None) -> datetime | None:
-    """Return moment as naive UTC (how timestamps are stored); naive input is taken as UTC."""
-    if moment is None or moment.tzinfo is None:
-        return moment
-    return moment.astimezone(timezone.utc).replace(tzinfo=None)
-
-
-@overload
-def as_utc(moment: datetime) -> datetime: ...
-
-
-@overload
-def as_utc(moment: None) -> None: ...
-
-
-def as_utc(moment: datetime | None) -> datetime | None:
-    """Return a stored naive-UTC timestamp as an aware one (serialized with 'Z')."""
-    return None if moment is None else moment.replace(tzinfo=timezone.utc)
-
-
 def respond(model: BaseModel, status: int = 200) -> tuple[Response, int]:
     """Serialize a response model as JSON with status."""
     return jsonify(model.model_dump(mode="json", exclude_unset=True)), status
+
+
+def json_body(model: BaseModel) -> bytes:
+    """Return a response model as the JSON bytes respond() would send."""
+    return bytes(jsonify(model.model_dump(mode="json", exclude_unset=True)).get_data())
 
 
 def _read_text(name: str, upload: FileStorage) -> str:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from flask import Response
+from flask import Response, request, url_for
 
 from leaderboard import web
+from leaderboard.services import access, phase_settings, quota, ranking
 from leaderboard.services import phases as phase_service
-from leaderboard.services import quota, ranking
-from leaderboard.views.api import bp, schemas, serialize
+from leaderboard.services.board_export import board_csv
+from leaderboard.views.api import schemas, serialize
 from leaderboard.views.api.auth import current_user, require_organizer
+from leaderboard.views.api.blueprint import bp
 from leaderboard.views.api.deferred import dispatch_after_response
-from leaderboard.views.api.parsing import parse_query, respond
+from leaderboard.views.api.parsing import board_query, json_body, parse_json, parse_query, respond
 from leaderboard.views.api.spec import operation
+from leaderboard.views.page_cache import cached_response
 
 
 @bp.get("/phases/<id:phase_id>")
@@ -20,34 +23,34 @@ from leaderboard.views.api.spec import operation
 def get_phase(phase_id: int) -> tuple[Response, int]:
     """Show a phase; with a token, include the caller's quota and when it resets."""
     user = current_user()
-    item = phase_service.get_phase(web.ctx(), phase_id)
+    item = access.get_phase(web.ctx(), phase_id)
     status = quota.quota_status(web.ctx(), phase=item, user=user) if user is not None else None
     return respond(serialize.phase(item, status))
 
 
 @bp.get("/phases/<id:phase_id>/leaderboard")
-@operation("Ranked rows of a phase (JSON, or CSV with ?format=csv)", schemas.Leaderboard, auth="optional",
-           query=schemas.LeaderboardQuery, errors=(400, 403, 404), tag="phases",
-           media=(("text/csv", "The same rows as CSV."),))
+@operation("One view of a phase's ranking: a page as JSON, or every row as JSON or CSV", schemas.Leaderboard,
+           auth="optional", query=schemas.LeaderboardQuery, errors=(400, 403, 404), tag="phases",
+           media=(("text/csv", "Every row of the view, one column per metric path and metadata key."),))
 def get_leaderboard(phase_id: int) -> Response | tuple[Response, int]:
-    """Rank a phase's entries on the split the caller may see."""
-    viewer = current_user()
-    wanted = parse_query(schemas.LeaderboardQuery)
-    board = ranking.leaderboard(web.ctx(), phase_id=phase_id, viewer=viewer)
+    """Rank a phase's entries on the split the caller may see: one view, paged, sorted, searched, filtered."""
+    wanted, viewer = parse_query(schemas.LeaderboardQuery), current_user()
+    board = ranking.leaderboard(web.ctx(), phase_id=phase_id, viewer=viewer, query=board_query(wanted))
     if wanted.format == "csv":
-        return Response(
-            ranking.leaderboard_csv(board),
-            mimetype="text/csv",
-            headers={"Content-Disposition": f'attachment; filename="phase-{phase_id}-leaderboard.csv"'},
-        )
-    return respond(serialize.leaderboard(board))
+        download = {"Content-Disposition": f'attachment; filename="phase-{phase_id}-leaderboard.csv"'}
+        return cached_response(board.cache_key, lambda: board_csv(board), personal=viewer is not None,
+                               mimetype="text/csv", headers=download)
+    return cached_response(board.cache_key, lambda: json_body(serialize.leaderboard(board)),
+                           personal=viewer is not None, mimetype="application/json")
 
 
 @bp.post("/phases/<id:phase_id>/open")
-@operation("Open a phase for submissions now", schemas.PhaseAction, auth="organizer", errors=(404,), tag="organizers")
+@operation("Open a phase now; reopening a closed phase whose private split was shown needs {\"confirm\": true}",
+           schemas.PhaseAction, auth="organizer", body=schemas.PhaseOpen, errors=(400, 404, 409), tag="organizers")
 def open_phase(phase_id: int) -> tuple[Response, int]:
-    """Open a phase whatever its dates say."""
-    item = phase_service.open_phase(web.ctx(), phase_id=phase_id, actor=require_organizer())
+    """Open a phase whatever its dates say (an empty body is {"confirm": false})."""
+    body = parse_json(schemas.PhaseOpen) if request.get_data() else schemas.PhaseOpen()
+    item = phase_service.open_phase(web.ctx(), phase_id=phase_id, actor=require_organizer(), confirm=body.confirm)
     return respond(schemas.PhaseAction(id=item.id, status=serialize.status(item)))
 
 
@@ -61,9 +64,31 @@ def close_phase(phase_id: int) -> tuple[Response, int]:
 
 
 @bp.post("/phases/<id:phase_id>/rescore")
-@operation("Rescore every scored submission of a phase", schemas.RescoreQueued, status=202, auth="organizer",
-           errors=(404,), tag="organizers")
+@operation("Re-score every scored submission of a phase in a background job", schemas.RescoreQueued, status=202,
+           auth="organizer", errors=(404,), tag="organizers")
 def rescore_phase(phase_id: int) -> tuple[Response, int]:
-    """Retire the phase's scores and queue its submissions again."""
-    queued = phase_service.rescore_phase(dispatch_after_response(), phase_id=phase_id, actor=require_organizer())
-    return respond(schemas.RescoreQueued(id=phase_id, queued=queued), 202)
+    """Start the re-scoring job; old scores stay on the board until each is replaced."""
+    job = phase_service.rescore_phase(dispatch_after_response(), phase_id=phase_id, actor=require_organizer())
+    url = url_for("api.get_job", job_id=job.id, _external=True)
+    return respond(schemas.RescoreQueued(id=phase_id, queued=job.total or 0, job_id=job.id, url=url), 202)
+
+
+@bp.post("/phases/<id:phase_id>/settings")
+@operation("Change a phase's probing defences (SPEC §12); no rescoring needed", schemas.Phase, auth="organizer",
+           body=schemas.ProbingUpdate, errors=(400, 404), tag="organizers")
+def update_settings(phase_id: int) -> tuple[Response, int]:
+    """Change min_slice_items, public_feedback, ladder_step or min_answered; a null restores the default."""
+    body = parse_json(schemas.ProbingUpdate)
+    item = phase_settings.update_settings(web.ctx(), phase_id=phase_id, actor=require_organizer(),
+                                          **body.model_dump(exclude_unset=True))
+    return respond(serialize.phase(item, None))
+
+
+@bp.post("/phases/<id:phase_id>/views")
+@operation("Change a phase's leaderboard views (SPEC §8.2); no rescoring needed", schemas.Phase, auth="organizer",
+           body=schemas.ViewsUpdate, errors=(400, 404), tag="organizers")
+def update_views(phase_id: int) -> tuple[Response, int]:
+    """Set the views: a list of {name, metric, columns} whose paths the label file produces; null: the default."""
+    body = parse_json(schemas.ViewsUpdate)
+    item = phase_settings.update_settings(web.ctx(), phase_id=phase_id, actor=require_organizer(), views=body.views)
+    return respond(serialize.phase(item, None))

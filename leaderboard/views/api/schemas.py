@@ -9,13 +9,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from leaderboard.services.competitions import SLUG_RE
+from leaderboard.services.phases import LIMIT_MIN
+from leaderboard.views.api.entry_schemas import METADATA_HELP, METHOD_HELP, EntrySettings
 
 T = TypeVar("T")
 # A form field that may be left out: None in Python, but never a null on the wire (forms have no null).
-Omitted = Union[T, SkipJsonSchema[None]]
-Count = Annotated[int, Field(ge=0)]
+Omitted = Union[T, SkipJsonSchema[None]]  # noqa: UP007 (mypy takes a generic alias over T only from Union)
+Count = Annotated[int, Field(ge=LIMIT_MIN)]
 
 PhaseStatus = Literal["upcoming", "open", "closed"]
+PublicFeedback = Literal["exact", "ladder"]
+SliceItems = Annotated[int, Field(ge=1)]
+Positive = Annotated[int, Field(ge=1, le=1000)]
+LadderStep = Annotated[float, Field(gt=0, le=1)]
 SubmissionStatus = Literal["received", "queued", "scoring", "scored", "failed"]
 
 
@@ -81,6 +87,31 @@ class Quota(BaseModel):
     resets_at: datetime | None = Field(description="When the daily quota resets (next UTC midnight).")
 
 
+class Probing(BaseModel):
+    """A phase's probing defences (SPEC §12); docs/PROBING.md says what each protects and costs."""
+
+    min_slice_items: int = Field(description="Answered items a slice needs before participants see it.")
+    public_feedback: PublicFeedback = Field(description="exact, or ladder (Blum & Hardt).")
+    ladder_step: float | None = Field(description="The ladder step; null: max(0.001, 1/sqrt(public items)).")
+    min_answered: int | None = Field(description="Files answering fewer items are refused; null: no minimum.")
+    rule: str = Field(description="Which feedback rule applies, in a sentence.")
+
+
+class ProbingUpdate(BaseModel):
+    """Body of POST /phases/{id}/settings: the probing (SPEC §12) and entry (§9) settings to change; null restores
+    a default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_slice_items: SliceItems | None = None
+    public_feedback: PublicFeedback | None = None
+    ladder_step: LadderStep | None = None
+    min_answered: SliceItems | None = None
+    max_methods: Positive | None = Field(default=None, description="Methods per team or user; null: 3.")
+    final_selections: Positive | None = Field(default=None, description="Submissions a team selects for the private "
+                                              "ranking; null: no selection.")
+
+
 class Phase(PhaseSummary):
     """Phase details: task, rules, limits and, for a caller with a token, the remaining quota."""
 
@@ -95,7 +126,12 @@ class Phase(PhaseSummary):
     leaderboard_visibility: str
     max_per_day: int | None
     max_total: int | None
-    quota: Quota | None = Field(description="The caller's quota; null for anonymous callers.")
+    quota: Quota | None = Field(description="The caller's quota (their team's when in one); null for anonymous "
+                                "callers.")
+    probing: Probing
+    views: list[LeaderboardView] = Field(default_factory=list,
+                                         description="The leaderboard views (SPEC §8.2); the first is the default.")
+    entries: EntrySettings
     leaderboard_url: str
     submissions_url: str
 
@@ -129,6 +165,11 @@ class Results(BaseModel):
     popularity: dict[str, Any] | None = Field(default=None, description="head/torso/tail slices, gap, relative_drop.")
     pairs: dict[str, Any] | None = None
     splits: dict[str, Any] | None = Field(default=None, description="The same object per visible split.")
+    file: dict[str, Any] | None = Field(
+        default=None, description="While the private split is hidden: n_items, answered and answer_rate of the "
+        "whole file (the public split's own answered counts would tell which items are public).")
+    feedback: dict[str, Any] | None = Field(
+        default=None, description="Under the ladder: rule, step, released, shown, shown_submission_id.")
     warnings: list[Any] | None = None
 
 
@@ -148,6 +189,10 @@ class Submission(BaseModel):
     status: SubmissionStatus
     description: str
     filename: str
+    method: str = Field(description="The entry's method (SPEC §9).")
+    metadata: dict[str, Any] | None = Field(description="The entry's metadata as uploaded (SPEC §9 keys).")
+    team: str | None = Field(description="The team the submission was made for, if any.")
+    selected: bool = Field(description="Selected for the final (private) ranking.")
     created_at: datetime
     updated_at: datetime
     primary_metric: str
@@ -158,38 +203,139 @@ class Submission(BaseModel):
     )
     errors: ValidationErrors | None = Field(description="Validation problems, if the file was rejected.")
     failure: str | None = Field(description="Why scoring failed, in participant-safe words.")
+    attempts: int | None = Field(None, description="Scoring attempts that failed on the platform's side so far "
+                                 "(each is retried with backoff); for the competition's organizers, null for others.")
+    moderation: Moderation | None = Field(None, description="Hidden or disqualified by the organizers (and why); "
+                                          "shown to its owner and the organizers.")
     url: str
 
 
 class LeaderboardRow(BaseModel):
-    """One ranked entry: a participant's best submission or a baseline."""
+    """One entry of a view (SPEC §8.4): its best submission's figures as everyone sees them, or a baseline."""
 
-    rank: int | None = Field(description="1 for the best participant; null for baselines, which take no rank.")
-    display_name: str
+    rank: int | None = Field(description="1 for the best entry; null for baselines, which take no rank.")
+    stat_rank: int | None = Field(description="1 + the ranked entries whose 95% interval lies entirely better; "
+                                  "entries sharing it are statistically tied; null without an interval.")
+    p_vs_previous: float | None = Field(description="Exact McNemar p-value against the entry ranked just above "
+                                        "(accuracy and group accuracy views); null for rank 1, baselines, others.")
+    display_name: str = Field(description="The team's name, the participant's display name, or the baseline's.")
+    team: str | None
+    method: str
+    metadata: dict[str, Any] = Field(description="The entry's metadata (SPEC §9): model, parameters_b, ...")
     is_baseline: bool
-    baseline_name: str | None
     submission_id: int
     submitted_at: datetime
-    primary: float | None = Field(description="The primary metric on the ranked split.")
-    entries: int = Field(description="How many scored submissions this participant has in the phase.")
-    results: Results
+    value: float | None = Field(description="The view's metric on the shown split; null where not shown.")
+    ci: list[float] | None = Field(description="The 95% interval [lo, hi] of value; null without one.")
+    columns: dict[str, float | None] = Field(description="The view's column paths and their shown values.")
+    submissions: int = Field(description="Scored submissions of this entry.")
+    mine: bool = Field(description="Whether the entry is the caller's (their own, or their team's).")
+
+
+class LeaderboardView(BaseModel):
+    """A leaderboard view (SPEC §8.2): the metric path it ranks by and its columns."""
+
+    name: str
+    metric: str
+    label: str = Field(description="The metric path in words.")
+    higher_is_better: bool
+    columns: list[str]
 
 
 class Leaderboard(BaseModel):
-    """The ranking of a phase on the split the caller may see."""
+    """One view of a phase's ranking on the split the caller may see (SPEC §8.4)."""
 
     phase_id: int
+    view: LeaderboardView
+    views: list[str] = Field(description="The names of the phase's views; ?view= picks one.")
     split: Literal["public", "private", "all"]
-    primary_metric: str
-    higher_is_better: bool
-    rule: str = Field(description="The ranking rule, including the tie-break.")
+    primary_metric: str = Field(description="The phase's primary metric (its first view's metric by default).")
+    rule: str = Field(description="The ranking rule, including the tie-break and the feedback rule.")
+    total: int = Field(description="Entries matching the search and filters.")
+    page: int
+    per_page: int
     rows: list[LeaderboardRow]
 
 
 class LeaderboardQuery(BaseModel):
-    """Query string of GET /phases/{id}/leaderboard."""
+    """Query string of GET /phases/{id}/leaderboard (SPEC §8.4, §9)."""
 
-    format: Literal["json", "csv"] = Field(default="json", description="csv returns the same rows as text/csv.")
+    model_config = ConfigDict(json_schema_extra=lambda schema: _drop_null_defaults(schema))
+
+    format: Omitted[Literal["json", "csv"]] = Field(
+        default=None, description="Left out: one page as JSON; json: every row of the view as JSON; csv: every row "
+        "as text/csv, one column per path and metadata key.")
+    view: Omitted[Annotated[str, Field(max_length=60)]] = Field(default=None, description="A view's name.")
+    page: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    per_page: Annotated[int, Field(ge=1, le=500)] = 50
+    sort: Omitted[Annotated[str, Field(max_length=300)]] = Field(
+        default=None, description="rank (default), name, submitted_at, the view's metric or one of its columns.")
+    order: Omitted[Literal["asc", "desc"]] = Field(default=None, description="A metric sorts best first by default.")
+    q: Annotated[str, Field(max_length=200)] = Field(default="", description="Case-insensitive text in the name, "
+                                                     "team or method.")
+    open_weights: Omitted[bool] = Field(default=None, description="Only entries whose metadata says so.")
+    uses_retrieval: Omitted[bool] = None
+    uses_knowledge_graph: Omitted[bool] = None
+    prompting: Omitted[Literal["zero-shot", "few-shot", "chain-of-thought", "fine-tuned", "other"]] = None
+
+
+class CompetitionLeaderboardQuery(BaseModel):
+    """Query string of GET /competitions/{slug}/leaderboard (SPEC §8.5)."""
+
+    model_config = ConfigDict(json_schema_extra=lambda schema: _drop_null_defaults(schema))
+
+    page: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    per_page: Annotated[int, Field(ge=1, le=500)] = 50
+    sort: Omitted[Annotated[str, Field(max_length=40)]] = Field(
+        default=None, description="rank (default), name, mean, phases, or phase-<id> for one phase's column.")
+    order: Omitted[Literal["asc", "desc"]] = None
+    q: Annotated[str, Field(max_length=200)] = ""
+
+
+class AcrossPhase(BaseModel):
+    """A phase column of the across-phases ranking."""
+
+    id: int
+    name: str
+    status: PhaseStatus
+    metric: str
+    higher_is_better: bool
+    split: Literal["public", "private", "all"]
+
+
+class AcrossRow(BaseModel):
+    """One entry across a competition's phases."""
+
+    rank: int | None = Field(description="Ranked by mean among entries present in every closed phase; null after.")
+    display_name: str
+    team: str | None
+    method: str
+    values: dict[str, float | None] = Field(description="Per phase id: its primary view value, null if absent.")
+    mean: float | None
+    phases: int = Field(description="How many phases the entry took part in.")
+    complete: bool = Field(description="Present in every closed phase (ranked).")
+    mine: bool
+
+
+class CompetitionLeaderboard(BaseModel):
+    """The across-phases ranking of a competition (SPEC §8.5)."""
+
+    competition: str
+    phases: list[AcrossPhase]
+    rule: str
+    total: int
+    page: int
+    per_page: int
+    rows: list[AcrossRow]
+
+
+class ViewsUpdate(BaseModel):
+    """Body of POST /phases/{id}/views: the phase's leaderboard views (SPEC §8.2); null restores the default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    views: list[dict[str, Any]] | None = Field(description="[{name, metric, columns}], each path checked against "
+                                               "the phase's label file.")
 
 
 class CompetitionCreate(BaseModel):
@@ -211,10 +357,12 @@ class CompetitionCreated(BaseModel):
 
 
 class SubmissionUpload(BaseModel):
-    """Multipart form of POST /phases/{id}/submissions."""
+    """Multipart form of POST /phases/{id}/submissions; method and metadata make the entry (SPEC §9)."""
 
     file: bytes = Field(description="The prediction file: CSV, JSON Lines, JSON, .zip or .gz (SPEC §2.3).")
     description: str = Field(default="", max_length=500)
+    method: str = Field(default="", max_length=200, description=METHOD_HELP)
+    metadata: str = Field(default="", max_length=20000, description=METADATA_HELP)
 
 
 def _drop_null_defaults(schema: dict[str, Any]) -> None:
@@ -238,15 +386,32 @@ class PhaseCreate(BaseModel):
     max_per_day: Omitted[Count] = Field(default=None, description="Submissions per UTC day; empty for no limit.")
     max_total: Omitted[Count] = Field(default=None, description="Submissions in all; empty for no limit.")
     leaderboard_visibility: Literal["public", "hidden"] = "public"
+    min_slice_items: Omitted[SliceItems] = Field(default=None, description="SPEC §12; default 25.")
+    public_feedback: Omitted[PublicFeedback] = Field(default=None, description="exact (default) or ladder.")
+    ladder_step: Omitted[LadderStep] = Field(default=None, description="Default max(0.001, 1/sqrt(public items)).")
+    min_answered: Omitted[SliceItems] = Field(default=None, description="Default: no minimum.")
+    max_methods: Omitted[Positive] = Field(default=None, description="SPEC §9: methods per team or user; default 3.")
+    final_selections: Omitted[Positive] = Field(default=None, description="SPEC §9: default none (no selection).")
+
+    def probing(self) -> dict[str, Any]:
+        """Return the probing settings given in the form (left-out ones are None)."""
+        return {"min_slice_items": self.min_slice_items, "public_feedback": self.public_feedback,
+                "ladder_step": self.ladder_step, "min_answered": self.min_answered}
+
+    def entry_settings(self) -> dict[str, Any]:
+        """Return the entry settings given in the form (left-out ones are None)."""
+        return {"max_methods": self.max_methods, "final_selections": self.final_selections}
 
 
 class PhaseCreated(BaseModel):
-    """The created phase."""
+    """The created phase, with the fields its public questions file carries and those it withholds."""
 
     id: int
     name: str
     status: PhaseStatus
     url: str
+    public_fields: list[str] = []
+    withheld_fields: list[str] = []
 
 
 class PhaseAction(BaseModel):
@@ -257,10 +422,63 @@ class PhaseAction(BaseModel):
 
 
 class RescoreQueued(BaseModel):
-    """How many submissions a rescore queued."""
+    """The background job that re-scores a phase (SPEC §10): follow it at ``url``."""
 
     id: int
-    queued: int
+    queued: int = Field(description="Submissions the job will score again (old scores stay until replaced).")
+    job_id: int
+    url: str = Field(description="GET it for the job's progress.")
+
+
+class PhaseOpen(BaseModel):
+    """Open a phase; reopening a closed phase whose private split was shown needs ``confirm`` (else 409)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    confirm: bool = False
+
+
+class Job(BaseModel):
+    """A background job's progress (SPEC §10); for the competition's managers only."""
+
+    id: int
+    kind: str
+    status: Literal["queued", "running", "done", "failed"]
+    done: int
+    total: int | None
+    error: str | None = Field(description="Why it failed, for managers; null unless failed.")
+    url: str
+
+
+class AuditEntry(BaseModel):
+    """One organizer action: when, who, on what, what."""
+
+    at: datetime
+    actor: str = Field(description="A display name, or 'operator (<os user>)' for the command line.")
+    target: str
+    summary: str
+
+
+class AuditLog(BaseModel):
+    """A competition's audit log, newest first (managers only)."""
+
+    entries: list[AuditEntry]
+
+
+class ModerationReason(BaseModel):
+    """Why a submission is disqualified (its owner reads it); optional when hiding."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str | None = Field(None, max_length=1000)
+
+
+class Moderation(BaseModel):
+    """A submission's moderation as its owner and the managers see it."""
+
+    state: Literal["visible", "hidden", "disqualified"]
+    reason: str | None
+    at: datetime | None
 
 
 class OpenApiDocument(BaseModel):

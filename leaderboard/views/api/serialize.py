@@ -6,12 +6,22 @@ from typing import Any, cast
 
 from flask import request, url_for
 
+from leaderboard.db import as_aware_utc
 from leaderboard.models import Competition, Phase, Submission
-from leaderboard.services import phases as phase_service
+from leaderboard.services.access import phase_status
+from leaderboard.services.across_phases import AcrossBoard
+from leaderboard.services.board_read import ShownRow
+from leaderboard.services.board_spec import path_label, phase_views
+from leaderboard.services.entries import final_selections, max_methods
+from leaderboard.services.jobs import JobView
+from leaderboard.services.moderation import moderation_state
+from leaderboard.services.probing import feedback_rule, probing_settings
 from leaderboard.services.quota import QuotaStatus
 from leaderboard.services.ranking import Leaderboard
 from leaderboard.views.api import schemas
-from leaderboard.views.api.parsing import as_utc
+from leaderboard.views.api.entry_schemas import EntrySettings
+from scoring import higher_is_better
+from scoring.views import View
 
 FAILED_SCORING = "Scoring failed on the platform's side; your quota was refunded. Try again later."
 
@@ -29,7 +39,7 @@ def competition(item: Competition) -> schemas.Competition:
 
 def status(item: Phase) -> schemas.PhaseStatus:
     """Return the phase's derived status."""
-    return cast(schemas.PhaseStatus, phase_service.phase_status(item))
+    return cast(schemas.PhaseStatus, phase_status(item))
 
 
 def phase_summary(phase: Phase) -> schemas.PhaseSummary:
@@ -46,7 +56,7 @@ def phase(item: Phase, quota: QuotaStatus | None) -> schemas.Phase:
         description=item.description,
         task_type=str(config.get("task_type", "binary")),
         options=config.get("options"),
-        primary_metric=str(config.get("primary_metric", "accuracy")),
+        primary_metric=item.primary_metric,
         breakdowns=list(config.get("breakdowns", [])),
         n_items=item.n_items,
         has_private_split=item.has_private_split,
@@ -54,6 +64,9 @@ def phase(item: Phase, quota: QuotaStatus | None) -> schemas.Phase:
         max_per_day=item.max_per_day,
         max_total=item.max_total,
         quota=None if quota is None else _quota(quota),
+        probing=_probing(item),
+        views=[_view(v) for v in phase_views(item)],
+        entries=EntrySettings(max_methods=max_methods(item), final_selections=final_selections(item)),
         leaderboard_url=url_for("api.get_leaderboard", phase_id=item.id, _external=True),
         submissions_url=url_for("api.create_submission", phase_id=item.id, _external=True),
     )
@@ -64,7 +77,8 @@ def accepted(item: Submission) -> schemas.SubmissionAccepted:
     return schemas.SubmissionAccepted(id=item.id, status=item.status, url=_submission_url(item))  # type: ignore[arg-type]
 
 
-def submission(item: Submission, *, shown: dict[str, Any] | None, scope: str | None) -> schemas.Submission:
+def submission(item: Submission, *, shown: dict[str, Any] | None, scope: str | None,
+               attempts: int | None = None) -> schemas.Submission:
     """Return a submission with the scores its viewer may see (submissions.visible_scores and scores_scope)."""
     scores = None
     if item.status == "scored" and shown is not None:
@@ -79,40 +93,81 @@ def submission(item: Submission, *, shown: dict[str, Any] | None, scope: str | N
         status=item.status,  # type: ignore[arg-type]
         description=item.description,
         filename=item.filename,
-        created_at=as_utc(item.created_at),
-        updated_at=as_utc(item.updated_at),
-        primary_metric=str(item.phase.task_config.get("primary_metric", "accuracy")),
+        method=item.method,
+        metadata=item.entry_metadata,
+        team=item.team.name if item.team is not None else None,
+        selected=item.selected,
+        created_at=as_aware_utc(item.created_at),
+        updated_at=as_aware_utc(item.updated_at),
+        primary_metric=item.phase.primary_metric,
         scores=scores,
         scores_scope=scope,  # type: ignore[arg-type]
         errors=errors,
         failure=failure,
+        attempts=attempts,
+        moderation=moderation(item),
         url=_submission_url(item),
     )
 
 
+def moderation(item: Submission) -> schemas.Moderation | None:
+    """Return a submission's moderation (None while it was never moderated)."""
+    state = moderation_state(item)
+    if state.state == "visible" and item.moderated_at is None:
+        return None
+    return schemas.Moderation(state=state.state, reason=state.reason,  # type: ignore[arg-type]
+                              at=as_aware_utc(state.at) if state.at else None)
+
+
+def job(view: JobView) -> schemas.Job:
+    """Return a background job's progress with its own address."""
+    return schemas.Job(id=view.id, kind=view.kind, status=view.status,  # type: ignore[arg-type]
+                       done=view.done, total=view.total, error=view.error,
+                       url=url_for("api.get_job", job_id=view.id, _external=True))
+
+
 def leaderboard(board: Leaderboard) -> schemas.Leaderboard:
-    """Return a ranking with display names (never emails) and visible, rounded results."""
-    rows = [
-        schemas.LeaderboardRow(
-            rank=row.rank,
-            display_name=row.display_name,
-            is_baseline=row.is_baseline,
-            baseline_name=row.baseline_name,
-            submission_id=row.submission_id,
-            submitted_at=as_utc(row.submitted_at),
-            primary=row.primary,
-            entries=row.entries,
-            results=schemas.Results.model_validate(row.results or {}),
-        )
-        for row in board.rows
-    ]
+    """Return one view of a ranking: display names (never emails), shown figures, no result objects."""
+    view = board.view
     return schemas.Leaderboard(
         phase_id=board.phase.id,
+        view=schemas.LeaderboardView(name=view.name, metric=view.metric, label=path_label(view.metric),
+                                     higher_is_better=board.higher_is_better, columns=list(board.columns)),
+        views=[v.name for v in board.spec.views],
         split=board.split,  # type: ignore[arg-type]
-        primary_metric=board.primary_metric,
-        higher_is_better=board.higher_is_better,
+        primary_metric=board.phase.primary_metric,
         rule=board.rule,
-        rows=rows,
+        total=board.total,
+        page=board.page,
+        per_page=board.per_page,
+        rows=[leaderboard_row(row, board.columns) for row in board.rows],
+    )
+
+
+def across(board: AcrossBoard) -> schemas.CompetitionLeaderboard:
+    """Return a competition's across-phases table: phase columns, rows with values per phase id, mean, phases."""
+    return schemas.CompetitionLeaderboard(
+        competition=board.competition.slug,
+        phases=[schemas.AcrossPhase(id=c.phase.id, name=c.phase.name, status=c.status,  # type: ignore[arg-type]
+                                    metric=c.metric, higher_is_better=c.higher_is_better,
+                                    split=c.split) for c in board.columns],  # type: ignore[arg-type]
+        rule=board.rule, total=board.total, page=board.page, per_page=board.per_page,
+        rows=[schemas.AcrossRow(rank=r.rank, display_name=r.display_name, team=r.team, method=r.method,
+                                values={str(c.phase.id): r.values.get(c.phase.id) for c in board.columns},
+                                mean=r.mean, phases=r.phases, complete=r.rank is not None, mine=r.mine)
+              for r in board.rows],
+    )
+
+
+def leaderboard_row(row: ShownRow, columns: tuple[str, ...]) -> schemas.LeaderboardRow:
+    """Return one row of a view with its column values."""
+    return schemas.LeaderboardRow(
+        rank=row.rank, stat_rank=row.stat_rank, p_vs_previous=row.p_vs_previous, display_name=row.display_name,
+        team=row.team, method=row.method, metadata=row.metadata, is_baseline=row.is_baseline,
+        submission_id=row.submission_id, submitted_at=as_aware_utc(row.submitted_at), value=row.value,
+        ci=None if row.ci is None else list(row.ci),
+        columns={path: row.columns.get(path, (None,))[0] for path in columns},
+        submissions=row.submissions, mine=row.mine,
     )
 
 
@@ -122,10 +177,24 @@ def _summary_fields(item: Phase) -> dict[str, Any]:
         "name": item.name,
         "position": item.position,
         "status": status(item),
-        "start_at": as_utc(item.start_at),
-        "end_at": as_utc(item.end_at),
+        "start_at": as_aware_utc(item.start_at),
+        "end_at": as_aware_utc(item.end_at),
         "url": url_for("api.get_phase", phase_id=item.id, _external=True),
     }
+
+
+def _view(view: View) -> schemas.LeaderboardView:
+    """Return a phase's view with its path in words and its direction."""
+    return schemas.LeaderboardView(name=view.name, metric=view.metric, label=path_label(view.metric),
+                                   higher_is_better=higher_is_better(view.metric), columns=list(view.columns))
+
+
+def _probing(item: Phase) -> schemas.Probing:
+    settings = probing_settings(item)
+    return schemas.Probing(min_slice_items=settings.min_slice_items,
+                           public_feedback=settings.public_feedback,  # type: ignore[arg-type]
+                           ladder_step=settings.ladder_step, min_answered=settings.min_answered,
+                           rule=feedback_rule(item))
 
 
 def _quota(status: QuotaStatus) -> schemas.Quota:
@@ -136,7 +205,7 @@ def _quota(status: QuotaStatus) -> schemas.Quota:
         max_total=status.max_total,
         used_total=status.used_total,
         remaining_total=status.remaining_total,
-        resets_at=as_utc(status.resets_at),
+        resets_at=as_aware_utc(status.resets_at),
     )
 
 

@@ -7,14 +7,16 @@ in ``schemas``: nothing in the document is written by hand, so it cannot drift.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from flask import Flask
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from leaderboard.views.api import MAX_ID, schemas
+from leaderboard.converters import MAX_ID
+from leaderboard.views.api import schemas
 
 F = TypeVar("F", bound=Callable[..., Any])
 Auth = Literal["none", "optional", "participant", "organizer"]
@@ -34,6 +36,7 @@ TAGS = [
     {"name": "phases", "description": "Phase details, quotas and leaderboards."},
     {"name": "submissions", "description": "Upload prediction files and read their scores."},
     {"name": "competitions", "description": "Browse competitions."},
+    {"name": "teams", "description": "Teams of a competition: create, join with an invite code, leave (SPEC §9)."},
     {"name": "organizers", "description": "Create competitions and phases; open, close and rescore."},
     {"name": "meta", "description": "This document."},
 ]

@@ -7,10 +7,14 @@ from typing import BinaryIO, cast
 from flask import Response, request
 
 from leaderboard import web
+from leaderboard.models import Submission
+from leaderboard.services import access, selections
 from leaderboard.services import submissions as submission_service
+from leaderboard.services.entries import final_selections, metadata_from_json
 from leaderboard.services.errors import NotFound, Unauthorized
-from leaderboard.views.api import bp, schemas, serialize
+from leaderboard.views.api import entry_schemas, schemas, serialize
 from leaderboard.views.api.auth import current_user, require_user
+from leaderboard.views.api.blueprint import bp
 from leaderboard.views.api.deferred import dispatch_after_response
 from leaderboard.views.api.limits import invalid_uploads
 from leaderboard.views.api.parsing import parse_form, respond
@@ -37,6 +41,8 @@ def create_submission(phase_id: int) -> tuple[Response, int]:
         stream=cast(BinaryIO, upload.stream),
         description=fields.description,
         idempotency_key=request.headers.get("Idempotency-Key"),
+        method=fields.method,
+        metadata=metadata_from_json(fields.metadata),
     )
     body = serialize.accepted(item)
     response, status = respond(body, 202)
@@ -51,12 +57,38 @@ def get_submission(submission_id: int) -> tuple[Response, int]:
     """Show a submission to its owner or its competition's organizers (baselines to anyone)."""
     viewer = current_user()
     try:
-        item = submission_service.get_submission(web.ctx(), submission_id=submission_id, viewer=viewer)
+        item = access.get_submission(web.ctx(), submission_id=submission_id, viewer=viewer)
     except NotFound:
         if viewer is None:  # the same answer whether or not it exists: log in first
             raise Unauthorized("This call needs an API token: 'Authorization: Bearer <token>'.") from None
         raise
     shown = submission_service.visible_scores(web.ctx(), submission=item, viewer=viewer)
     scope = submission_service.scores_scope(web.ctx(), submission=item, viewer=viewer)
-    return respond(serialize.submission(item, shown=shown, scope=scope))
+    attempts = submission_service.scoring_attempts(item, viewer)
+    return respond(serialize.submission(item, shown=shown, scope=scope, attempts=attempts))
 
+
+
+@bp.post("/submissions/<id:submission_id>/select")
+@operation("Select a submission for the final (private) ranking", entry_schemas.Selection, auth="participant",
+           errors=(403, 404, 409), tag="submissions")
+def select_submission(submission_id: int) -> tuple[Response, int]:
+    """Select one of the caller's (or their team's) submissions; at most final_selections, while the phase is open."""
+    item = selections.select_submission(web.ctx(), submission_id=submission_id, user=require_user())
+    return respond(_selection(item))
+
+
+@bp.post("/submissions/<id:submission_id>/unselect")
+@operation("Take a submission out of the final selection", entry_schemas.Selection, auth="participant",
+           errors=(403, 404, 409), tag="submissions")
+def unselect_submission(submission_id: int) -> tuple[Response, int]:
+    """Unselect one of the caller's (or their team's) submissions while the phase is open."""
+    item = selections.unselect_submission(web.ctx(), submission_id=submission_id, user=require_user())
+    return respond(_selection(item))
+
+
+def _selection(item: Submission) -> entry_schemas.Selection:
+    """Return a submission's selection state with its owner's selected submissions."""
+    return entry_schemas.Selection(id=item.id, selected=item.selected,
+                                   selected_ids=selections.selected_ids(web.ctx(), submission=item),
+                                   final_selections=final_selections(item.phase))

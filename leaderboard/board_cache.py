@@ -1,0 +1,94 @@
+"""A micro-cache in front of the app for anonymous reads of a board (the ranking page and its API answer).
+
+What an anonymous reader gets from ``GET /phases/<id>/leaderboard`` or
+``GET /api/v1/phases/<id>/leaderboard`` depends only on the board's version, the phase as
+shown (name, status, competition title) and the query string (ranking.anonymous_key),
+so each process keeps the last such responses, headers included, and answers a repeated
+read with one small query and no Flask request at all (304 when the ETag matches). A
+request with a cookie or an Authorization header, a board with changes pending, or
+anything else goes to the app; a response is kept only when the app marked it shareable
+(an ETag from views/page_cache, no Set-Cookie). Like nginx's proxy cache, but it asks the
+database whether the board moved on every request, so no reader ever sees a stale board.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from leaderboard.converters import MAX_ID, decimal_range_regex
+from leaderboard.runtime import Runtime
+from leaderboard.services.ranking import anonymous_key
+from leaderboard.views.page_cache import STAMP
+
+BOARD_PATH = re.compile(rf"^(?:/api/v1)?/phases/({decimal_range_regex(MAX_ID)})/leaderboard$")
+SIZE = 512
+Stored = tuple[str, list[tuple[str, str]], bytes, str]  # status, headers, body, etag
+
+StartResponse = Callable[..., Any]
+WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+class BoardCache:
+    """WSGI middleware serving anonymous board reads from a per-process cache keyed by the board's state."""
+
+    def __init__(self, app: WsgiApp, runtime: Runtime) -> None:
+        self.app, self.runtime = app, runtime
+        self.stored: OrderedDict[tuple[Any, ...], Stored] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Answer a cached anonymous board read, or pass the request to the app (keeping a shareable answer)."""
+        found = BOARD_PATH.match(environ.get("PATH_INFO", ""))
+        if (found is None or environ.get("REQUEST_METHOD") != "GET" or environ.get("HTTP_COOKIE")
+                or environ.get("HTTP_AUTHORIZATION")):
+            return self.app(environ, start_response)
+        with self.runtime.sessions() as session:
+            state = anonymous_key(self.runtime.context(session), phase_id=int(found.group(1)))
+        if state is None:
+            return self.app(environ, start_response)
+        key = (state, environ.get("PATH_INFO"), environ.get("QUERY_STRING", ""), STAMP)
+        with self.lock:
+            hit = self.stored.get(key)
+            if hit is not None:
+                self.stored.move_to_end(key)
+        if hit is not None:
+            return self._answer(hit, environ, start_response)
+        return self._fill(key, environ, start_response)
+
+    def _answer(self, hit: Stored, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Send a kept response, or 304 when the client has it already."""
+        status, headers, body, etag = hit
+        if etag and etag in environ.get("HTTP_IF_NONE_MATCH", ""):
+            start_response("304 NOT MODIFIED", [(k, v) for k, v in headers if k.lower() not in ("content-length",
+                                                                                                   "content-type")])
+            return [b""]
+        start_response(status, headers)
+        return [body]
+
+    def _fill(self, key: tuple[Any, ...], environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Call the app; keep its answer when it is a shareable 200."""
+        captured: dict[str, Any] = {}
+
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            captured.update(status=status, headers=headers)
+            return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
+
+        result = self.app(environ, capture)
+        try:
+            body = b"".join(result)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        headers = captured.get("headers", [])
+        names = {k.lower(): v for k, v in headers}
+        if captured.get("status", "").startswith("200") and "etag" in names and "set-cookie" not in names:
+            with self.lock:
+                self.stored[key] = (captured["status"], headers, body, names["etag"])
+                while len(self.stored) > SIZE:
+                    self.stored.popitem(last=False)
+        return [body]

@@ -1,0 +1,137 @@
+"""Score cells: each active score's figures as the board shows them, one flat row per board and metric path.
+
+A score's cells are computed once, from its result object, the first time the board
+refreshes after it was recorded; the ranking then reads these few numbers and never the
+result object again. What a participant may see is services.visibility's rule, applied
+as it stands on each board: "open" (the phase not closed: the public split while the
+private one is hidden) and "closed" (after close: the private split). Cells hold the
+figures before the ladder, which the ranking applies per participant (it depends on
+their other submissions). When what cells depend on changes (views, probing settings,
+label file: the board's signature), every cell of the phase is computed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from sqlalchemy import delete, exists, insert, select
+
+from leaderboard.models import Baseline, Board, Phase, Score, ScoreCell, Submission
+from leaderboard.runtime import ServiceContext
+from leaderboard.services.board_spec import BOARDS, BoardSpec
+from leaderboard.services.visibility import visible_results
+
+CHUNK = 200  # result objects held in memory at once while computing cells
+Cell = tuple[float | None, float | None, float | None]  # value, lo, hi
+
+
+def shown_split(phase: Phase, board: str) -> str:
+    """Return the split a board ranks on: 'all' without splits, else public while open, private after close."""
+    if not phase.has_private_split:
+        return "all"
+    return "private" if board == "closed" else "public"
+
+
+def as_board(phase: Phase, board: str) -> Phase:
+    """Return a detached copy of phase as it stands on a board: open, or closed (for visibility's rules)."""
+    return Phase(id=phase.id, competition_id=phase.competition_id, position=phase.position, name=phase.name,
+                 task_config=phase.task_config, has_private_split=phase.has_private_split, n_items=phase.n_items,
+                 label_version=phase.label_version, labels_key=phase.labels_key,
+                 labels_sha256=phase.labels_sha256, start_at=phase.start_at, end_at=phase.end_at,
+                 state_override="closed" if board == "closed" else "open",
+                 leaderboard_visibility=phase.leaderboard_visibility)
+
+
+def score_cells(results: dict[str, Any], *, phase: Phase, spec: BoardSpec,
+                builtin: bool) -> Iterator[tuple[str, str, Cell]]:
+    """Yield (board, path, (value, lo, hi)) of every path of the spec as participants see it on each board.
+
+    A view's ranking metric is shown like the phase's primary metric in ``overall``: to 4
+    decimals, wherever visibility shows its slice at all (a ranking needs its figure; other
+    slice figures keep visibility's coarser grid). docs/PROBING.md states what this costs.
+    """
+    for board in BOARDS:
+        shown = visible_results(results, phase=as_board(phase, board), overall_only=builtin)
+        split = shown_split(phase, board)
+        part, exact = shown, results if split == "all" else (results.get("splits") or {}).get(split) or {}
+        if board == "closed" and phase.has_private_split:
+            part = (shown.get("splits") or {}).get(split) or {}
+        for path in spec.paths:
+            cell = read_path(part, path)
+            if path in spec.ranked and cell[0] is not None:
+                cell = tuple(None if x is None else round(x, 4) for x in read_path(exact, path))  # type: ignore[assignment]
+            yield board, path, cell
+
+
+def read_path(result: dict[str, Any], path: str) -> Cell:
+    """Return (value, lo, hi) of a metric path in a (shown) result object; None where it is absent."""
+    parts = path.split(".")
+    if len(parts) == 1:
+        return _slice_cell(result.get("overall"), parts[0])
+    if parts[0] == "pairs":
+        return _number((result.get("pairs") or {}).get(parts[1])), None, None
+    if parts[0] == "popularity":
+        popularity = result.get("popularity") or {}
+        if parts[1] in ("gap", "relative_drop"):
+            return _number((popularity.get(parts[1]) or {}).get(parts[2])), None, None
+        return _slice_cell(popularity.get(parts[1]), parts[2])
+    table = (result.get("breakdowns") or {}).get(parts[1]) or {}
+    return _slice_cell(table.get(".".join(parts[2:-1])), parts[-1])
+
+
+def _slice_cell(part: Any, metric: str) -> Cell:
+    """Return one metric of a slice object with its interval."""
+    if not isinstance(part, dict):
+        return None, None, None
+    value = _number(part.get(metric))
+    interval = (part.get("ci") or {}).get(metric) if isinstance(part.get("ci"), dict) else None
+    if value is None or not isinstance(interval, list) or len(interval) != 2:
+        return value, None, None
+    return value, _number(interval[0]), _number(interval[1])
+
+
+def _number(value: Any) -> float | None:
+    """Return value as a float when it is a number (not a bool), else None."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def ensure_cells(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec, board: Board,
+                 submissions: set[int] | None = None) -> bool:
+    """Compute the cells of active scores that have none (of the phase, or of some submissions); return if any.
+
+    A new signature (views, settings, labels changed) recomputes every cell of the phase;
+    cells of retired scores are dropped.
+    """
+    session = ctx.session
+    changed = board.signature != spec.signature
+    if changed:
+        session.execute(delete(ScoreCell).where(ScoreCell.phase_id == phase.id))
+        board.signature = spec.signature
+        submissions = None
+    scope = [Submission.phase_id == phase.id]
+    if submissions is not None:
+        scope.append(Submission.id.in_(sorted(submissions)))
+    retired = list(session.scalars(
+        select(Score.id).join(Submission, Submission.id == Score.submission_id)
+        .where(*scope, Score.retired_at.is_not(None), exists().where(ScoreCell.score_id == Score.id))))
+    for start in range(0, len(retired), CHUNK):
+        session.execute(delete(ScoreCell).where(ScoreCell.score_id.in_(retired[start:start + CHUNK])))
+    missing = list(session.execute(
+        select(Score.id, (Baseline.kind == "builtin").label("builtin"))
+        .join(Submission, Submission.id == Score.submission_id)
+        .outerjoin(Baseline, Baseline.submission_id == Submission.id)
+        .where(*scope, Submission.status == "scored", Score.retired_at.is_(None),
+               ~exists().where(ScoreCell.score_id == Score.id))
+        .order_by(Score.id)
+    ).all())
+    for start in range(0, len(missing), CHUNK):
+        chunk = {row[0]: bool(row[1]) for row in missing[start:start + CHUNK]}
+        results = session.execute(select(Score.id, Score.results).where(Score.id.in_(list(chunk)))).all()
+        rows = [{"score_id": score_id, "phase_id": phase.id, "board": board_name, "path": path,
+                 "value": cell[0], "lo": cell[1], "hi": cell[2]}
+                for score_id, result in results
+                for board_name, path, cell in score_cells(result, phase=phase, spec=spec, builtin=chunk[score_id])]
+        if rows:
+            session.execute(insert(ScoreCell), rows)
+    return changed or bool(missing)

@@ -1,0 +1,53 @@
+"""A board as CSV (SPEC §8.4, §9): every row of a view, one column per metric path and metadata key.
+
+No cell reads as a formula in a spreadsheet: a text cell starting with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return is prefixed with ``'``. Numbers are written as
+shown on the page (rounded; under the ladder, at the ladder's step).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from leaderboard.db import as_aware_utc
+from leaderboard.services.board_read import ShownRow
+from leaderboard.services.entries import METADATA_KEYS
+from leaderboard.services.ranking import Leaderboard
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def board_csv(board: Leaderboard) -> str:
+    """Return every row of the board's view as CSV: rank, statistics, entry, value, interval, columns, metadata."""
+    metric = board.view.metric
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["rank", "stat_rank", "p_vs_previous", "name", "team", "method", "is_baseline", "submission_id",
+                     "submitted_at", metric, f"{metric}.ci_lo", f"{metric}.ci_hi", *board.columns, *METADATA_KEYS])
+    for row in board.rows:
+        writer.writerow([_cell(value) for value in _values(row, board.columns)])
+    return out.getvalue()
+
+
+def _values(row: ShownRow, columns: tuple[str, ...]) -> list[Any]:
+    """Return a row's CSV values in the header's order."""
+    lo, hi = row.ci if row.ci is not None else (None, None)
+    submitted = as_aware_utc(row.submitted_at).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return [row.rank, row.stat_rank, row.p_vs_previous, row.display_name, row.team, row.method, row.is_baseline,
+            row.submission_id, submitted, row.value, lo, hi,
+            *(row.columns.get(path, (None,))[0] for path in columns),
+            *(row.metadata.get(key) for key in METADATA_KEYS)]
+
+
+def _cell(value: Any) -> str:
+    """Return one CSV cell: empty for None, true/false, numbers as they are, text made formula-safe."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text

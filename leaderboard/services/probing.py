@@ -1,0 +1,291 @@
+"""Probing defences (SPEC §12): a phase's settings, and the ladder that decides which public score is shown.
+
+Settings. They are phase config keys (``min_slice_items``, ``public_feedback``,
+``ladder_step``, ``min_answered``), checked by scoring's config loader and changed without
+rescoring. Phases created before they existed have none of them in ``task_config`` and
+get the defaults, which are on. What each one protects and costs is in docs/PROBING.md;
+which slices a participant sees is services/visibility.py's.
+
+The ladder (Blum & Hardt 2015). Walking a participant's scored submissions to a phase in
+the order they were first scored (the lowest Score id each ever had, so re-scoring keeps
+the order), a submission's public primary value is *released* when there is no shown
+best yet or when it beats the shown best by more than the step; it is then shown rounded
+to a multiple of the step and becomes the shown best. Otherwise it is *held*: it shows the
+shown best and nothing else. The decision is computed from the stored exact
+``public_primary`` values whenever it is read, so it needs no stored state and a rescore
+recomputes it consistently. The ladder governs feedback while the phase is not closed;
+after close the ranking uses exact scores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+
+from leaderboard.models import Phase, Score, Submission
+from leaderboard.runtime import ServiceContext
+from leaderboard.services.access import Actor, managed_phase, phase_status
+from leaderboard.services.entries import owner_filter
+from leaderboard.services.errors import InvalidInput
+from leaderboard.services.labelsets import config_to_json
+from scoring import higher_is_better
+from scoring.config import PROBING_KEYS, load_config
+from scoring.types import DEFAULT_MIN_SLICE_ITEMS, LabelFileError
+
+CURVE_MIN_ANSWERED = 100
+"""SPEC §12: ece, aurc and curves of a slice need this many answered items."""
+MIN_LADDER_STEP = 0.001
+
+
+@dataclass(frozen=True)
+class ProbingSettings:
+    """The SPEC §12 settings of one phase, defaults filled in."""
+
+    min_slice_items: int = DEFAULT_MIN_SLICE_ITEMS
+    public_feedback: str = "exact"
+    ladder_step: float | None = None  # None: default_step(public items)
+    min_answered: int | None = None
+
+    @property
+    def ladder(self) -> bool:
+        """Return whether public feedback follows the ladder."""
+        return self.public_feedback == "ladder"
+
+    def step(self, n_public: int) -> float:
+        """Return the ladder step: the setting, else max(0.001, 1/sqrt(n_public))."""
+        return self.ladder_step if self.ladder_step is not None else default_step(n_public)
+
+
+def default_step(n_public: int) -> float:
+    """Return SPEC §12's default ladder step for a public split of n_public items."""
+    return max(MIN_LADDER_STEP, 1.0 / math.sqrt(max(n_public, 1)))
+
+
+def probing_settings(phase: Phase) -> ProbingSettings:
+    """Return the phase's probing settings; a key its config lacks takes the default."""
+    config = phase.task_config or {}
+    return ProbingSettings(
+        min_slice_items=int(config.get("min_slice_items", DEFAULT_MIN_SLICE_ITEMS)),
+        public_feedback=str(config.get("public_feedback", "exact")),
+        ladder_step=None if config.get("ladder_step") is None else float(config["ladder_step"]),
+        min_answered=None if config.get("min_answered") is None else int(config["min_answered"]),
+    )
+
+
+def with_probing(config: dict[str, Any] | None, settings: dict[str, Any]) -> dict[str, Any] | None:
+    """Return a phase config with the given probing settings merged in (None values are left out)."""
+    given = {key: value for key, value in settings.items() if value is not None}
+    unknown = sorted(set(given) - set(PROBING_KEYS))
+    if unknown:
+        raise InvalidInput(f"Unknown probing setting(s): {', '.join(unknown)}.")
+    if not given:
+        return config
+    return {**(config or {}), **given}
+
+
+def update_probing_settings(ctx: ServiceContext, *, phase_id: int, actor: Actor, **changes: Any) -> Phase:
+    """Change a phase's probing settings; a None value restores that key's default. No rescoring is needed."""
+    unknown = sorted(set(changes) - set(PROBING_KEYS))
+    if unknown:
+        raise InvalidInput(f"These probing settings do not exist: {', '.join(unknown)}; "
+                           f"valid: {', '.join(PROBING_KEYS)}.")
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    merged = {key: value for key, value in {**phase.task_config, **changes}.items() if value is not None}
+    try:
+        checked = load_config(merged)
+    except LabelFileError as error:
+        raise InvalidInput(f"The probing settings are invalid: {error}") from None
+    if checked.min_answered is not None and checked.min_answered > phase.n_items:
+        raise InvalidInput(f"min_answered ({checked.min_answered}) is more than the phase's "
+                           f"{phase.n_items} items: every file would be refused.")
+    phase.task_config = config_to_json(checked)
+    ctx.session.commit()
+    return phase
+
+
+def feedback_rule(phase: Phase) -> str:
+    """Return which public feedback rule applies to the phase, as the phase page and leaderboard state it."""
+    settings = probing_settings(phase)
+    slices = (f"Breakdown rows need at least {settings.min_slice_items} answered items to be shown, "
+              f"calibration figures {CURVE_MIN_ANSWERED}; breakdown figures are shown to the precision their "
+              "sample supports.")
+    if settings.min_answered is not None:
+        slices += f" A file must answer at least {settings.min_answered} items."
+    if not settings.ladder:
+        return f"Public scores are exact (rounded to 4 decimals). {slices}"
+    step = ("a step of " + f"{settings.ladder_step:g}" if settings.ladder_step is not None
+            else "a step of max(0.001, 1/√(public items))")
+    return ("Public scores follow the ladder with " + step + ": a new submission's public score is shown only "
+            "when it beats your best shown score by more than the step, rounded to a multiple of it; otherwise "
+            f"your best shown score is repeated and nothing else is shown. {slices} The final ranking after the "
+            "phase closes uses exact scores.")
+
+
+@dataclass(frozen=True)
+class LadderDecision:
+    """What the ladder shows for one submission."""
+
+    step: float
+    released: bool
+    shown: float | None  # the public primary value shown for this submission
+    shown_by: int | None  # the submission whose release set ``shown``
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the participant-facing ``feedback`` object of a result."""
+        return {"rule": "ladder", "step": self.step, "released": self.released, "shown": self.shown,
+                "shown_submission_id": self.shown_by}
+
+
+def ladder_applies(phase: Phase) -> bool:
+    """Return whether the phase's public feedback follows the ladder now (set to ladder and not closed)."""
+    return probing_settings(phase).ladder and phase_status(phase) != "closed"
+
+
+def ladder_walk(values: Sequence[tuple[int, float | None]], *, step: float, higher: bool) -> dict[int, LadderDecision]:
+    """Return the ladder decision of each (submission id, exact public value), taken in the order given."""
+    decisions: dict[int, LadderDecision] = {}
+    best: float | None = None
+    best_by: int | None = None
+    for submission_id, exact in values:
+        if exact is not None and (best is None or _beats(exact, best, step=step, higher=higher)):
+            best, best_by = rounded_to_step(exact, step), submission_id
+            decisions[submission_id] = LadderDecision(step, True, best, best_by)
+        else:
+            decisions[submission_id] = LadderDecision(step, False, best, best_by)
+    return decisions
+
+
+def _beats(exact: float, best: float, *, step: float, higher: bool) -> bool:
+    """Return whether an exact value beats the shown best by more than the step."""
+    return exact > best + step if higher else exact < best - step
+
+
+def rounded_to_step(value: float, step: float) -> float:
+    """Return value rounded to the nearest multiple of step (4 decimals, as shown), never leaving its range.
+
+    A rate in [0, 1] stays in [0, 1] (a difference in [-1, 1] stays there): with a step
+    of 1/sqrt(n) the multiple nearest 1.0 is often above it (1.003 at 1,838 items).
+    """
+    rounded = round(round(value / step) * step, 4)
+    for bound in (1.0, -1.0):
+        if min(bound, 0.0) <= value <= max(bound, 0.0):
+            return min(max(rounded, min(bound, 0.0)), max(bound, 0.0))
+    return rounded
+
+
+def public_item_count(results: dict[str, Any]) -> int:
+    """Return how many items the public split of a result has (all of them without splits)."""
+    public = (results.get("splits") or {}).get("public")
+    return int((public or results).get("n_items") or 0)
+
+
+def submission_decision(ctx: ServiceContext, *, submission: Submission, score: Score) -> LadderDecision | None:
+    """Return the ladder decision of a participant's scored submission, or None when the ladder does not apply."""
+    phase = submission.phase
+    if submission.is_baseline or not ladder_applies(phase):
+        return None
+    return user_decisions(ctx, phase=phase, user_id=submission.user_id, team_id=submission.team_id,
+                          results=score.results).get(submission.id)
+
+
+def user_decisions(ctx: ServiceContext, *, phase: Phase, user_id: int, results: dict[str, Any],
+                   team_id: int | None = None) -> dict[int, LadderDecision]:
+    """Return the ladder decisions of every scored submission of one participant (or their team) in a phase.
+
+    A team climbs one ladder: its members share their feedback as they share their quota.
+    """
+    rows = ctx.session.execute(
+        select(Submission.id, Score.public_primary)
+        .join(Score, Score.submission_id == Submission.id)
+        .where(Submission.phase_id == phase.id, owner_filter(user_id=user_id, team_id=team_id),
+               Submission.is_baseline.is_(False), Submission.status == "scored", Score.retired_at.is_(None))
+    ).all()
+    return decide(ctx, phase=phase, values=[(row[0], row[1]) for row in rows], results=results)
+
+
+def decide(ctx: ServiceContext, *, phase: Phase, values: Iterable[tuple[int, float | None]],
+           results: dict[str, Any], order: dict[int, int] | None = None) -> dict[int, LadderDecision]:
+    """Return the ladder decisions of one participant's (submission id, exact public value) pairs.
+
+    ``order`` (first_scored of these submissions) is looked up when not given.
+    """
+    latest = dict(values)  # one active score per submission; a duplicate keeps the last
+    order = first_scored(ctx, latest) if order is None else order
+    ordered = sorted(latest.items(), key=lambda item: (order.get(item[0], 0), item[0]))
+    step = probing_settings(phase).step(public_item_count(results))
+    return ladder_walk(ordered, step=step, higher=higher_is_better(phase.primary_metric))
+
+
+def first_scored(ctx: ServiceContext, submission_ids: Iterable[int]) -> dict[int, int]:
+    """Return, per submission, the id of the first Score row it ever had (retired ones included)."""
+    ids = list(submission_ids)
+    if not ids:
+        return {}
+    rows = ctx.session.execute(
+        select(Score.submission_id, func.min(Score.id)).where(Score.submission_id.in_(ids))
+        .group_by(Score.submission_id)
+    ).all()
+    return {int(row[0]): int(row[1]) for row in rows}
+
+
+def shown_primaries(ctx: ServiceContext, *, phase: Phase, submissions: list[Submission]) -> dict[int, float | None]:
+    """Return the public primary value a participant is shown for each of their scored submissions.
+
+    Exact feedback: the stored public value (rounded to 4 decimals); under the ladder:
+    its decision's shown value. A submission not scored has no entry.
+    """
+    active = {sub.id: [s for s in sub.scores if s.retired_at is None]
+              for sub in submissions if sub.status == "scored"}
+    scores = {sub_id: rows[-1] for sub_id, rows in active.items() if rows}
+    if not scores or not ladder_applies(phase):
+        return {sub_id: None if s.public_primary is None else round(s.public_primary, 4)
+                for sub_id, s in scores.items()}
+    decisions = decide(ctx, phase=phase, values=[(i, s.public_primary) for i, s in scores.items()],
+                       results=next(iter(scores.values())).results)
+    return {sub_id: decision.shown for sub_id, decision in decisions.items()}
+
+
+def ladder_view(shown: dict[str, Any], decision: LadderDecision, *, metric: str) -> dict[str, Any]:
+    """Return a participant's public result object under the ladder.
+
+    Released: every score figure rounded to a multiple of the step, the primary metric
+    set to the released value, and no counts. Held: the shown best alone.
+    """
+    overall: dict[str, Any]
+    if decision.released:
+        out = dict(_rounded_tree(shown, decision.step))
+        overall = dict(out.get("overall") or {})
+        overall[metric] = decision.shown
+        out["overall"] = overall
+    else:
+        out = {key: shown[key] for key in ("n_items", "file") if key in shown}
+        out["overall"] = {metric: decision.shown}
+    out["feedback"] = decision.to_json()
+    return out
+
+
+COUNT_KEYS = frozenset({"answered", "correct"})
+NOT_SCORES = frozenset({"n", "n_items", "n_pairs", "incomplete_pairs", "lo", "hi", "file", "feedback", "grid"})
+
+
+def _rounded_tree(value: Any, step: float, key: str | None = None) -> Any:
+    """Return a result tree with counts dropped and every score figure rounded to the step.
+
+    A slice already on a grid at least as coarse as the step (services/precision.py) is
+    kept as it is: rounding it again would only move its figures off their grid.
+    """
+    if key in NOT_SCORES:
+        return value
+    if isinstance(value, dict):
+        if isinstance(value.get("grid"), float) and value["grid"] >= step:
+            return {k: v for k, v in value.items() if k not in COUNT_KEYS}
+        return {k: _rounded_tree(v, step, k) for k, v in value.items() if k not in COUNT_KEYS}
+    if isinstance(value, list):
+        return [_rounded_tree(item, step) for item in value]
+    if isinstance(value, float):
+        return rounded_to_step(value, step)
+    return value
