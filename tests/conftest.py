@@ -20,21 +20,25 @@ import itertools
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from reachability import unreachable
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import object_session
 from sqlalchemy.pool import NullPool
 
 from leaderboard.config import Settings
 from leaderboard.db import Base
 from leaderboard.models import Competition, Phase, User
 from leaderboard.runtime import Runtime, ServiceContext, build_runtime
-from leaderboard.services.permissions import OPERATOR
+from leaderboard.services.access import OPERATOR
+from leaderboard.services.job_runner import run_job
+from leaderboard.services.scoring_runs import score_submission
 
 PG_ADMIN_URL = os.environ.get("TAILBOARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 DEFAULT_PASSWORD = "correct horse battery"
@@ -223,7 +227,7 @@ def runtime(request: pytest.FixtureRequest, settings: Settings) -> Iterator[Runt
     if "app" in request.fixturenames:
         yield request.getfixturevalue("app").extensions["tailboard"]
         return
-    built = build_runtime(settings)
+    built = build_runtime(settings, score=score_submission, run_job=run_job)
     yield built
     built.engine.dispose()
 
@@ -363,9 +367,13 @@ def login() -> Callable[[Any, User], None]:
     """Return login(client, user): log the web client in as user (Flask-Login session, no form)."""
 
     def log_in(test_client: Any, user: User) -> None:
+        attached = object_session(user)  # read the version afresh: a logout since the user was loaded bumped it
+        version = user.session_version if attached is None else attached.scalar(
+            select(User.session_version).where(User.id == user.id))
         with test_client.session_transaction() as session:
             session["_user_id"] = str(user.id)
             session["_fresh"] = True
+            session["_session_version"] = version  # what a real login stores (leaderboard.security)
 
     return log_in
 

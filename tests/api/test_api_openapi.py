@@ -70,7 +70,7 @@ def test_browsable_docs_use_only_vendored_assets(client):
 @pytest.fixture
 def fuzz_app(tmp_path):
     """Return an app with a competition, an open phase and a scored submission to explore."""
-    app = configure(create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels"}))
+    app = configure(create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels", "testing": True}))
     client = app.test_client()
     organizer = add_user(app, "org@example.org", "Organizer", organizer=True)
     phase_id = create_phase(client, organizer, max_per_day=None)

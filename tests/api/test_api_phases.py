@@ -61,29 +61,81 @@ def test_rescore_keeps_the_same_scores(client, users, phase_id):
     assert after["scores"]["overall"]["accuracy"] == before["scores"]["overall"]["accuracy"] == 0.75
 
 
-def test_leaderboard_ranks_participants_by_display_name_never_email(client, users, phase_id):
+def test_leaderboard_ranks_participants_by_display_name_never_email(client, users):
+    phase_id = create_phase(client, users["organizer"], min_slice_items="5")  # slices of 10 items are shown
     upload(client, users["alice"], phase_id, predictions(wrong=2))
     upload(client, users["bob"], phase_id, predictions(wrong=0))
     board = client.get(f"/api/v1/phases/{phase_id}/leaderboard").get_json()
-    ranked = [(row["rank"], row["display_name"], row["primary"]) for row in board["rows"] if not row["is_baseline"]]
+    ranked = [(row["rank"], row["display_name"], row["value"]) for row in board["rows"] if not row["is_baseline"]]
     assert ranked == [(1, "Bob", 1.0), (2, "Alice", 0.9)]
-    assert "tie" in board["rule"] and board["primary_metric"] == "accuracy"
+    assert "tie" in board["rule"] and board["view"]["metric"] == "accuracy" and board["views"] == ["Overall"]
     assert any(row["is_baseline"] and row["rank"] is None for row in board["rows"])
     alice = next(row for row in board["rows"] if row["display_name"] == "Alice")
-    assert set(alice["results"]["popularity"]) >= {"head", "tail"}
-    assert set(alice["results"]["breakdowns"]["category"]) == {"a", "b"}
-    assert "ci" in alice["results"]["overall"]
+    assert alice["ci"] and alice["stat_rank"] == 1 and alice["p_vs_previous"] is not None
+    assert set(alice["columns"]) == set(board["view"]["columns"]) and "answer_rate" in alice["columns"]
+    assert "results" not in alice and "breakdowns" not in str(board)  # rows carry no result objects
     assert "example.org" not in client.get(f"/api/v1/phases/{phase_id}/leaderboard").get_data(as_text=True)
 
 
-def test_leaderboard_csv_has_the_same_rows(client, users, phase_id):
+def test_leaderboard_csv_and_json_have_every_row_of_the_view(client, users, phase_id):
     upload(client, users["alice"], phase_id, predictions(wrong=2))
     response = client.get(f"/api/v1/phases/{phase_id}/leaderboard?format=csv")
     assert response.status_code == 200 and response.mimetype == "text/csv"
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
-    board = client.get(f"/api/v1/phases/{phase_id}/leaderboard").get_json()
-    assert [row["name"] for row in rows] == [row["display_name"] for row in board["rows"]]
+    board = client.get(f"/api/v1/phases/{phase_id}/leaderboard?format=json&per_page=1").get_json()
+    assert [row["name"] for row in rows] == [row["display_name"] for row in board["rows"]] and len(rows) == 4
     assert next(r for r in rows if r["name"] == "Alice")["accuracy"] == "0.9"
+    one = client.get(f"/api/v1/phases/{phase_id}/leaderboard?per_page=1&page=2").get_json()
+    assert (one["total"], one["page"], len(one["rows"])) == (4, 2, 1)
+    assert one["rows"][0]["display_name"] == board["rows"][1]["display_name"]
+
+
+def test_leaderboard_sorts_searches_and_filters(client, users, phase_id):
+    upload(client, users["alice"], phase_id, predictions(wrong=2))
+    upload(client, users["bob"], phase_id, predictions(wrong=1))
+    url = f"/api/v1/phases/{phase_id}/leaderboard"
+    worst = client.get(url + "?sort=accuracy&order=asc").get_json()["rows"]
+    assert [r["value"] for r in worst] == sorted(r["value"] for r in worst)
+    assert [r["display_name"] for r in client.get(url + "?q=ALI").get_json()["rows"]] == ["Alice"]
+    assert client.get(url + "?open_weights=true").get_json()["total"] == 0
+    assert client.get(url + "?sort=nope").status_code == 400
+    assert client.get(url + "?per_page=501").status_code == 400
+    assert client.get(url + "?view=Nope").status_code == 400
+    mine = client.get(url, headers=users["alice"].headers).get_json()["rows"]
+    assert [r["display_name"] for r in mine if r["mine"]] == ["Alice"]
+
+
+def test_organizers_edit_views_and_the_board_follows(client, users, phase_id):
+    upload(client, users["alice"], phase_id, predictions(wrong=2))
+    views = [{"name": "Overall", "metric": "accuracy"}, {"name": "Tail", "metric": "popularity.tail.accuracy",
+                                                         "columns": ["popularity.tail.answer_rate"]}]
+    url = f"/api/v1/phases/{phase_id}/views"
+    assert client.post(url, json={"views": views}, headers=users["alice"].headers).status_code == 403
+    assert client.post(url, json={"views": views}, headers=users["organizer"].headers).status_code == 200
+    board = client.get(f"/api/v1/phases/{phase_id}/leaderboard?view=tail").get_json()
+    assert board["views"] == ["Overall", "Tail"] and board["view"]["metric"] == "popularity.tail.accuracy"
+    details = client.get(f"/api/v1/phases/{phase_id}").get_json()["views"]
+    assert [(v["name"], v["metric"], v["higher_is_better"]) for v in details] == [
+        ("Overall", "accuracy", True), ("Tail", "popularity.tail.accuracy", True)]
+    bad = client.post(url, json={"views": [{"name": "X", "metric": "popularity.middle.accuracy"}]},
+                      headers=users["organizer"].headers)
+    assert bad.status_code == 400 and "valid paths" in bad.get_json()["error"]
+
+
+def test_competition_leaderboard_ranks_entries_across_phases(client, users, phase_id):
+    second = create_phase(client, users["organizer"])
+    upload(client, users["alice"], phase_id, predictions(wrong=2))
+    upload(client, users["alice"], second, predictions(wrong=0))
+    upload(client, users["bob"], phase_id, predictions(wrong=1))
+    slug = client.get(f"/api/v1/phases/{phase_id}").get_json()["competition"]
+    board = client.get(f"/api/v1/competitions/{slug}/leaderboard").get_json()
+    assert [p["id"] for p in board["phases"]] == [phase_id, second]
+    rows = {r["display_name"]: r for r in board["rows"]}
+    assert rows["Alice"]["values"] == {str(phase_id): 0.9, str(second): 1.0} and rows["Alice"]["phases"] == 2
+    assert rows["Alice"]["mean"] == 0.95 and rows["Bob"]["values"][str(second)] is None
+    assert [r["display_name"] for r in board["rows"]][:2] == ["Alice", "Bob"]
+    assert client.get(f"/api/v1/competitions/{slug}/leaderboard?sort=mean&order=asc").status_code == 200
+    assert client.get(f"/api/v1/competitions/{slug}/leaderboard?sort=zzz").status_code == 400
 
 
 def test_leaderboard_with_an_unknown_format_is_400(client, users, phase_id):
@@ -101,11 +153,10 @@ def test_private_split_stays_hidden_until_the_phase_closes(client, users):
     phase_id = create_phase(client, users["organizer"], private=True)
     upload(client, users["alice"], phase_id, predictions(wrong=4))
     board = client.get(f"/api/v1/phases/{phase_id}/leaderboard").get_json()
-    alice = next(row for row in board["rows"] if row["display_name"] == "Alice")
-    assert board["split"] == "public"
-    assert "private" not in alice["results"].get("splits", {}) and "private" not in str(alice["results"])
+    public = next(row for row in board["rows"] if row["display_name"] == "Alice")["value"]
+    assert board["split"] == "public" and "private" not in str(board["rows"])
     client.post(f"/api/v1/phases/{phase_id}/close", headers=users["organizer"].headers)
     board = client.get(f"/api/v1/phases/{phase_id}/leaderboard").get_json()
-    assert board["split"] == "private"
-    alice = next(row for row in board["rows"] if row["display_name"] == "Alice")
-    assert set(alice["results"]["splits"]) == {"public", "private"}
+    assert board["split"] == "private" and "private split" in board["rule"]
+    private = next(row for row in board["rows"] if row["display_name"] == "Alice")["value"]
+    assert public is not None and private is not None

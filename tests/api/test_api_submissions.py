@@ -102,7 +102,8 @@ def test_too_large_upload_is_413_json(tmp_path, users):
 
     from leaderboard import create_app
 
-    small = configure(create_app({"data_dir": tmp_path / "d", "labels_dir": tmp_path / "l", "max_upload_bytes": 2048}))
+    small = configure(create_app({"data_dir": tmp_path / "d", "labels_dir": tmp_path / "l", "max_upload_bytes": 2048,
+                                  "testing": True}))
     client = small.test_client()
     organizer, alice = add_user(small, "o@example.org", "Org", organizer=True), add_user(small, "a@example.org", "Al")
     phase_id = create_phase(client, organizer)
@@ -139,7 +140,8 @@ def test_private_scores_stay_hidden_from_the_owner_until_close(client, users):
     phase_id = create_phase(client, users["organizer"], private=True)
     submission_id = upload(client, users["alice"], phase_id, predictions(wrong=4)).get_json()["id"]
     mine = client.get(f"/api/v1/submissions/{submission_id}", headers=users["alice"].headers).get_json()
-    assert "splits" not in mine["scores"] and mine["scores"]["overall"]["n"] < 20
+    assert "splits" not in mine["scores"] and mine["scores"]["n_items"] < 20
+    assert "answered" not in mine["scores"]["overall"] and mine["scores"]["file"]["answered"] == 20
     assert mine["scores_scope"] == "public"
     organizer_view = client.get(f"/api/v1/submissions/{submission_id}", headers=users["organizer"].headers).get_json()
     assert set(organizer_view["scores"]["splits"]) == {"public", "private"}

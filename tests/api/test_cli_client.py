@@ -98,7 +98,7 @@ def test_leaderboard_phases_and_csv(logged_in, server, tmp_path):
     board = tailboard(logged_in, "leaderboard", str(phase_id))
     assert board.returncode == 0 and "Alice" in board.stdout and "0.9000" in board.stdout and "tie" in board.stdout
     csv_board = tailboard(logged_in, "leaderboard", str(phase_id), "--csv")
-    assert csv_board.stdout.startswith("rank,name,") and "Alice" in csv_board.stdout
+    assert csv_board.stdout.startswith("rank,stat_rank,p_vs_previous,name,") and "Alice" in csv_board.stdout
     phases = tailboard(logged_in, "phases", "demo")
     assert phases.returncode == 0 and f"{phase_id:>5}" in phases.stdout and "open" in phases.stdout
     assert tailboard(logged_in, "phases", "nope").returncode == cli.EXIT_NOT_FOUND

@@ -111,6 +111,24 @@ def test_env_example_lists_every_spec_variable() -> None:
         assert re.search(rf"^#?{variable}=", text, re.MULTILINE), variable
 
 
+def test_env_example_lists_every_variable_the_code_reads() -> None:
+    text = (DEPLOY / "env.example").read_text()
+    sources = [PROJECT_ROOT / "leaderboard" / "config.py", DEPLOY / "gunicorn.conf.py",
+               PROJECT_ROOT / "scoring" / "labels" / "cache.py"]
+    read = {name for path in sources
+            for name in re.findall(r"\b((?:TAILBOARD|GUNICORN)_[A-Z_]+|WEB_CONCURRENCY|FORWARDED_ALLOW_IPS)\b",
+                                   path.read_text())}
+    missing = sorted(name for name in read if not re.search(rf"^#?{name}=", text, re.MULTILINE))
+    assert missing == []
+
+
+def test_env_example_has_no_comment_after_a_value() -> None:
+    # systemd's EnvironmentFile keeps "  # ..." after a value as part of the value
+    lines = (DEPLOY / "env.example").read_text().splitlines()
+    assignments = [line.lstrip("#") for line in lines if re.match(r"^#?[A-Z][A-Z0-9_]*=", line)]
+    assert [line for line in assignments if "#" in line.split("=", 1)[1]] == []
+
+
 def test_nginx_site_serves_no_directory_but_leaderboard_static() -> None:
     site = (DEPLOY / "nginx-tailboard.conf").read_text()
     directives = re.findall(r"^\s*(root|alias)\s+([^;]+);", site, re.MULTILINE)
@@ -124,7 +142,8 @@ def test_nginx_site_serves_no_directory_but_leaderboard_static() -> None:
 def nginx_main_config(tmp: Path, site: Path) -> str:
     """Return a minimal nginx.conf that runs in tmp and includes the site."""
     user = "user root;\n" if os.geteuid() == 0 else ""  # workers must read tmp (mode 0700)
-    temps = "\n".join(f"{name}_temp_path {tmp / name};" for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    temps = "\n".join(f"{name}_temp_path {tmp / name};"
+                      for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     return (f"{user}daemon off;\nworker_processes 1;\npid {tmp / 'nginx.pid'};\nerror_log {tmp / 'error.log'};\n"
             f"events {{}}\nhttp {{\ninclude /etc/nginx/mime.types;\naccess_log off;\n{temps}\ninclude {site};\n}}\n")
 

@@ -24,9 +24,9 @@ from reachability import unreachable
 
 from leaderboard.config import Settings
 from leaderboard.models import Score, Submission
-from leaderboard.runtime import Runtime, build_runtime
-from leaderboard.services.dispatch import SCORE_TASK, CeleryDispatcher
-from leaderboard.services.permissions import OPERATOR
+from leaderboard.runtime import SCORE_TASK, CeleryDispatcher, Runtime, build_runtime
+from leaderboard.services.access import OPERATOR
+from leaderboard.services.scoring_runs import score_submission
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = "redis://127.0.0.1:6379/13"
@@ -75,7 +75,7 @@ def instance_env(empty_database_url: str, redis_url: str, tmp_path: Path) -> dic
 @pytest.fixture
 def web_runtime(instance_env: dict[str, str]) -> Iterator[Runtime]:
     """Return the runtime the web process would build from that environment."""
-    runtime = build_runtime(Settings.from_env(instance_env))
+    runtime = build_runtime(Settings.from_env(instance_env), score=score_submission)
     yield runtime
     runtime.engine.dispose()
 

@@ -89,7 +89,8 @@ def test_alembic_upgrade_head_from_the_project_root_creates_the_default_sqlite_f
         "flask_app = [m for m in sys.modules if m == 'app' or m.startswith('leaderboard.views')]\n"
         "assert not flask_app, f'env.py imported the Flask app: {flask_app}'\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], check=False, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-c", probe], check=False, cwd=PROJECT_ROOT, env=env, capture_output=True,
+                            text=True)
     assert result.returncode == 0, result.stderr
     database = data_dir / "tailboard.sqlite3"
     assert database.is_file()

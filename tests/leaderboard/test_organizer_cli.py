@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from shared_data import released
 from sqlalchemy import func, select
 
 from leaderboard.models import ApiToken, Competition, Phase, Submission, User
-from leaderboard.services import accounts, phases
+from leaderboard.services import access, accounts
 from leaderboard.services.demo_data import ORGANIZER_EMAIL, PASSWORD, SLUG
-
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 
 def run(runner, *args: str):
@@ -79,11 +77,13 @@ def test_phases_create_open_close_and_rescore(runner, ctx, tmp_path, labels_file
                         "--max-per-day", "3", "--max-total", "10"))
     phase = ctx.session.get(Phase, phase_id)
     assert (phase.max_per_day, phase.max_total, phase.has_private_split) == (3, 10, True)
-    assert phases.phase_status(phase) == "open"
+    assert access.phase_status(phase) == "open"
     assert int(last(runner, "phases", "close", str(phase_id))) == phase_id
     ctx.session.expire_all()
-    assert phases.phase_status(ctx.session.get(Phase, phase_id)) == "closed"
-    assert int(last(runner, "phases", "open", str(phase_id))) == phase_id
+    assert access.phase_status(ctx.session.get(Phase, phase_id)) == "closed"
+    code, lines = run(runner, "phases", "open", str(phase_id))  # its private split was shown: confirm first
+    assert code == 1 and "Confirm" in lines[-1]
+    assert int(last(runner, "phases", "open", str(phase_id), "--confirm-reopen")) == phase_id
     code, lines = run(runner, "rescore", str(phase_id))
     assert code == 0 and lines[-1] == str(phase_id) and "3 submission(s)" in lines[0]
 
@@ -106,7 +106,7 @@ def test_phases_create_from_an_importers_outdir(runner, ctx, tmp_path):
     from scoring.importers import run_import
 
     outdir = tmp_path / "out"
-    run_import("tgcsr", DATASETS / "tg-csr" / "jsonl" / "camping-tf.jsonl", outdir)
+    run_import("tgcsr", released("tg-csr", "jsonl", "camping-tf.jsonl"), outdir)
     last(runner, "competitions", "create", "tg-csr", "--title", "TG-CSR")
     phase_id = int(last(runner, "phases", "create", "tg-csr", "--name", "Camping", "--from-import", str(outdir)))
     phase = ctx.session.get(Phase, phase_id)
@@ -117,10 +117,10 @@ def test_phases_create_from_an_importers_outdir(runner, ctx, tmp_path):
 
 
 def test_requeue_dispatches_unfinished_submissions(runner, ctx, make_phase, make_user, make_predictions):
-    from leaderboard.services.uploads import store_submission_file
+    from leaderboard.services.submissions import store_file
 
     phase, user = make_phase(), make_user()
-    stored = store_submission_file(ctx, phase_id=phase.id, data=make_predictions())
+    stored = store_file(ctx, phase_id=phase.id, data=make_predictions())
     row = Submission(phase_id=phase.id, user_id=user.id, filename="p.csv", file_key=stored.key,
                      file_sha256=stored.sha256, file_size=stored.size, status="queued")
     ctx.session.add(row)
@@ -138,7 +138,7 @@ def test_demo_installs_once_and_twice_is_harmless(runner, ctx):
     assert code == 0 and "demo already present" in lines[0] and lines[-1] == str(competition_id)
     competition = ctx.session.get(Competition, competition_id)
     assert competition.slug == SLUG
-    statuses = [phases.phase_status(p) for p in competition.phases]
+    statuses = [access.phase_status(p) for p in competition.phases]
     assert statuses == ["closed", "open", "upcoming"]
     assert [p.has_private_split for p in competition.phases] == [True, True, False]
     scored = ctx.session.scalar(select(func.count()).select_from(Submission).where(

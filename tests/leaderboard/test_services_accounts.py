@@ -9,9 +9,9 @@ from sqlalchemy import select
 
 from leaderboard.db import utcnow
 from leaderboard.models import ApiToken, User
-from leaderboard.services import accounts, competitions, phases
+from leaderboard.services import access, accounts, competitions
+from leaderboard.services.access import OPERATOR
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound, Unauthorized
-from leaderboard.services.permissions import OPERATOR
 
 
 def test_register_hashes_the_password_and_authenticates(ctx):
@@ -95,15 +95,15 @@ def test_competition_slugs_are_checked_and_unique(ctx):
         with pytest.raises(InvalidInput):
             competitions.create_competition(ctx, actor=OPERATOR, slug=slug, title="t")
     with pytest.raises(NotFound):
-        competitions.get_competition(ctx, "creak")
+        access.get_competition(ctx, "creak")
 
 
 def test_competitions_with_an_open_phase_come_first(ctx, make_competition, make_phase):
-    closed, open_, empty = make_competition("closed"), make_competition("open"), make_competition("empty")
+    closed, open_, _empty = make_competition("closed"), make_competition("open"), make_competition("empty")
     make_phase(closed, status="closed")
     make_phase(open_, status="open")
     make_phase(open_, status="upcoming", name="Next")
     assert [c.slug for c in competitions.list_competitions(ctx)] == ["open", "empty", "closed"]
     updated = competitions.update_competition(ctx, actor=OPERATOR, slug="open", title="Now open", description="new")
     assert (updated.title, updated.description) == ("Now open", "new")
-    assert phases.phase_status(updated.phases[0]) == "open"
+    assert access.phase_status(updated.phases[0]) == "open"

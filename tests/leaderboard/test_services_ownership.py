@@ -1,6 +1,6 @@
 """Who manages a competition: its creator (any organizer when it has none), the operator; nobody else.
 
-The rule lives in the services (permissions.py), so the web pages, the API and the
+The rule lives in the services (access.py), so the web pages, the API and the
 CLI cannot disagree about it.
 """
 
@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from leaderboard.models import Submission
 from leaderboard.runtime import ServiceContext
-from leaderboard.services import competitions, phases, submissions
+from leaderboard.services import access, baselines, competitions, phases, submissions
+from leaderboard.services.access import OPERATOR, can_manage
 from leaderboard.services.errors import Forbidden, NotFound
-from leaderboard.services.permissions import OPERATOR, can_manage
 from leaderboard.services.phase_imports import import_phase
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
@@ -46,7 +47,7 @@ def _use_cases(ctx: ServiceContext, phase: Any, labels: bytes, predictions: byte
         "close_phase": lambda actor: phases.close_phase(ctx, phase_id=phase.id, actor=actor),
         "replace_labels": lambda actor: phases.replace_labels(ctx, phase_id=phase.id, labels=labels, actor=actor),
         "rescore_phase": lambda actor: phases.rescore_phase(ctx, phase_id=phase.id, actor=actor),
-        "add_baseline": lambda actor: submissions.add_baseline(ctx, phase_id=phase.id, name="Human", filename="h.csv",
+        "add_baseline": lambda actor: baselines.add_baseline(ctx, phase_id=phase.id, name="Human", filename="h.csv",
                                                                stream=io.BytesIO(predictions), actor=actor),
         "import_phase": lambda actor: import_phase(ctx, competition_slug=slug, fmt="creak", name="Claims",
                                                    source=(DEMO / "creak_claims.json").read_bytes(), actor=actor),
@@ -54,6 +55,26 @@ def _use_cases(ctx: ServiceContext, phase: Any, labels: bytes, predictions: byte
         "list_phase_submissions": lambda actor: submissions.list_phase_submissions(ctx, phase_id=phase.id,
                                                                                    actor=actor),
     }
+
+
+def _took_effect(ctx: ServiceContext, phase: Any, use_case: str, result: Any) -> bool:
+    """Return whether a use case run by a manager did what it is for (its result, or the rows it changed)."""
+    submissions_of_phase = ctx.session.scalars(select(Submission).where(Submission.phase_id == phase.id)).all()
+    done: dict[str, Callable[[], bool]] = {
+        "create_phase": lambda: result.competition_id == phase.competition_id and result.position == 2,
+        "update_phase": lambda: result.id == phase.id and result.max_per_day == 1,
+        "open_phase": lambda: result.id == phase.id and result.state_override == "open",
+        "close_phase": lambda: result.id == phase.id and result.state_override == "closed",
+        "replace_labels": lambda: result.phase_id == phase.id and ctx.session.get(type(phase), phase.id)
+        .label_version == 2,
+        "rescore_phase": lambda: result.phase_id == phase.id and ctx.session.get(
+            type(result), result.id, populate_existing=True).done == len(submissions_of_phase) > 0,
+        "add_baseline": lambda: result.phase_id == phase.id and result.name == "Human",
+        "import_phase": lambda: result.phase is not None and result.phase.competition_id == phase.competition_id,
+        "update_competition": lambda: result.slug == phase.competition.slug and result.title == "New",
+        "list_phase_submissions": lambda: sorted(s.id for s in result) == sorted(s.id for s in submissions_of_phase),
+    }
+    return done[use_case]()
 
 
 USE_CASES = ["create_phase", "update_phase", "open_phase", "close_phase", "replace_labels", "rescore_phase",
@@ -79,7 +100,8 @@ def test_only_the_competitions_managers_may_run_organizer_use_cases(ctx, people,
 def test_the_creator_and_the_operator_may_run_every_use_case(ctx, people, owned, labels_file, make_predictions,
                                                              use_case, who):
     run = _use_cases(ctx, owned, labels_file(private=True), make_predictions())[use_case]
-    run(OPERATOR if who == "operator" else people[who])  # no Forbidden
+    result = run(OPERATOR if who == "operator" else people[who])  # no Forbidden
+    assert _took_effect(ctx, owned, use_case, result)
 
 
 def test_any_organizer_manages_a_competition_nobody_created(ctx, people, make_phase):
@@ -116,10 +138,10 @@ def test_a_submission_is_seen_by_its_owner_and_its_competitions_managers_only(ct
                                                                               make_predictions):
     submission = _submit(ctx, owned, people["alice"], make_predictions())
     for who in ("alice", "creator"):
-        assert submissions.get_submission(ctx, submission_id=submission.id, viewer=people[who]).id == submission.id
+        assert access.get_submission(ctx, submission_id=submission.id, viewer=people[who]).id == submission.id
     for viewer in (people["rival"], None):  # None is an anonymous visitor, never the operator
         with pytest.raises(NotFound):
-            submissions.get_submission(ctx, submission_id=submission.id, viewer=viewer)
+            access.get_submission(ctx, submission_id=submission.id, viewer=viewer)
 
 
 def test_visible_scores_show_the_private_split_to_managers_only_while_open(ctx, people, owned, make_predictions):

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from shared_data import released
 from sqlalchemy import select
 
 from leaderboard.models import Phase
+from leaderboard.services.access import OPERATOR
 from leaderboard.services.errors import InvalidInput, NotFound
 from leaderboard.services.phase_imports import import_phase
-from leaderboard.services.permissions import OPERATOR
 
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
@@ -32,7 +32,7 @@ def test_preview_reports_without_creating_a_phase(ctx, make_competition):
     competition = make_competition()
     result = import_phase(ctx, actor=OPERATOR, competition_slug=competition.slug, fmt="tgcsr", name="Camping",
                           preview=True,
-                          source=(DATASETS / "tg-csr" / "jsonl" / "camping-tf.jsonl").read_bytes())
+                          source=released("tg-csr", "jsonl", "camping-tf.jsonl").read_bytes())
     assert result.phase is None and len(result.report.entries) == 340
     assert ctx.session.scalar(select(Phase.id)) is None
 
@@ -47,7 +47,7 @@ def test_unreadable_sources_are_invalid_input(ctx, make_competition, fmt, source
 
 
 def test_a_file_without_labels_cannot_become_a_phase(ctx, make_competition):
-    source = (DATASETS / "creak" / "test_without_labels.json").read_bytes()
+    source = released("creak", "test_without_labels.json").read_bytes()
     with pytest.raises(InvalidInput) as caught:
         import_phase(ctx, actor=OPERATOR, competition_slug=make_competition().slug, fmt="creak", source=source,
                      name="Test")

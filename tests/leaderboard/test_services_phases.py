@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import zipfile
@@ -10,13 +11,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import select
 
+import scoring
 from leaderboard.db import utcnow
 from leaderboard.models import Baseline, Phase, Submission
-from leaderboard.services import phases
+from leaderboard.services import access, phase_files, phases
+from leaderboard.services.access import OPERATOR
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound
 from leaderboard.services.labelsets import load_phase_labels
 from leaderboard.services.submissions import active_score
-from leaderboard.services.permissions import OPERATOR
 
 NOW = datetime(2025, 3, 1, 12, 0)
 
@@ -37,21 +39,21 @@ def bare(**fields) -> Phase:
     ({"start_at": NOW - timedelta(days=2), "end_at": NOW - timedelta(days=1), "state_override": "open"}, "open"),
 ])
 def test_phase_status_override_wins_else_the_clock(fields, expected):
-    assert phases.phase_status(bare(**fields), NOW) == expected
+    assert access.phase_status(bare(**fields), NOW) == expected
 
 
 def test_create_phase_stores_labels_hidden_and_questions_public(ctx, make_competition, labels_file):
     competition = make_competition()
     phase = phases.create_phase(ctx, actor=OPERATOR, competition_slug=competition.slug, name="Dev",
                                 labels=labels_file(private=True))
-    assert phase.labels_key == f"phases/{phase.id}/labels-v1.jsonl"
+    assert phase.labels_key == f"labels/sha256/{hashlib.sha256(labels_file(private=True)).hexdigest()}.jsonl"
     assert ctx.labels.read_bytes(phase.labels_key) == labels_file(private=True)
     assert not ctx.storage.exists(phase.labels_key)
     questions = ctx.storage.read_bytes(f"public/phases/{phase.id}/questions.jsonl").decode()
     assert "label" not in questions and "split" not in questions and '"q8"' in questions
     assert (phase.n_items, phase.has_private_split, phase.position) == (8, True, 1)
     assert phase.task_config["task_type"] == "binary" and phase.task_config["breakdowns"] == ["category"]
-    assert len(phase.labels_sha256) == 64 and phases.phase_status(phase) == "upcoming"
+    assert len(phase.labels_sha256) == 64 and access.phase_status(phase) == "upcoming"
 
 
 def test_phases_are_positioned_in_creation_order(ctx, make_competition, make_phase):
@@ -143,9 +145,9 @@ def test_multiple_choice_phase_has_no_all_yes_baseline(ctx, make_competition):
 
 def test_open_and_close_override_the_clock(ctx, make_phase):
     phase = make_phase(status="upcoming", start_at=utcnow() + timedelta(days=5))
-    assert phases.phase_status(phases.open_phase(ctx, actor=OPERATOR, phase_id=phase.id)) == "open"
+    assert access.phase_status(phases.open_phase(ctx, actor=OPERATOR, phase_id=phase.id)) == "open"
     closed = phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
-    assert phases.phase_status(closed) == "closed" and closed.end_at <= utcnow()
+    assert access.phase_status(closed) == "closed" and closed.end_at <= utcnow()
 
 
 def test_update_phase_changes_limits_and_refuses_unknown_fields(ctx, make_phase):
@@ -161,26 +163,24 @@ def test_update_phase_changes_limits_and_refuses_unknown_fields(ctx, make_phase)
 
 def test_starting_kit_has_questions_a_valid_sample_and_a_readme(ctx, make_phase):
     phase = make_phase(private=True)
-    name, data = phases.public_file(ctx, phase_id=phase.id, name="starting_kit.zip")
+    name, data = phase_files.public_file(ctx, phase_id=phase.id, name="starting_kit.zip")
     assert name.endswith("starting_kit.zip")
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert sorted(archive.namelist()) == ["README.txt", "questions.jsonl", "sample_submission.csv"]
     sample = archive.read("sample_submission.csv").decode().splitlines()
     assert sample[0] == "id,prediction" and len(sample) == 9
     assert "label" not in archive.read("questions.jsonl").decode()
-    from leaderboard.services.labelsets import read_predictions
-
-    read_predictions(archive.read("sample_submission.csv"), load_phase_labels(ctx, phase), max_bytes=10**6)
+    scoring.read_predictions(archive.read("sample_submission.csv"), load_phase_labels(ctx, phase), max_bytes=10**6)
 
 
 def test_public_files_wait_for_the_phase_to_open_except_for_organizers(ctx, make_phase, make_organizer, make_user):
     phase = make_phase(status="upcoming")
     with pytest.raises(NotFound):
-        phases.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=make_user())
-    name, data = phases.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=make_organizer())
+        phase_files.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=make_user())
+    name, data = phase_files.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=make_organizer())
     assert name.endswith("questions.jsonl") and data.count(b"\n") == 8
     with pytest.raises(NotFound):
-        phases.public_file(ctx, phase_id=phase.id, name="labels.jsonl", viewer=make_organizer())
+        phase_files.public_file(ctx, phase_id=phase.id, name="labels.jsonl", viewer=make_organizer())
 
 
 def test_upcoming_data_is_refused_to_another_competitions_organizer(ctx, make_competition, make_phase,
@@ -188,8 +188,8 @@ def test_upcoming_data_is_refused_to_another_competitions_organizer(ctx, make_co
     owner, other = make_organizer(), make_organizer()
     phase = make_phase(make_competition(created_by=owner), status="upcoming")
     with pytest.raises(NotFound):
-        phases.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=other)
-    assert phases.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=owner)[1]
+        phase_files.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=other)
+    assert phase_files.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=owner)[1]
 
 
 def test_label_sets_are_cached_per_label_version(ctx, make_phase, labels_file):

@@ -1,4 +1,4 @@
-"""The daily quota holds under concurrent uploads: never one more than the limit (SPEC §7).
+"""The daily quota holds under concurrent uploads: never one more than the limit (SPEC §7), per user or per team.
 
 Each upload runs in its own thread with its own session, released together by a barrier;
 PostgreSQL serializes on the usage row's lock, SQLite on its single writer.
@@ -14,23 +14,28 @@ import pytest
 from sqlalchemy import func, select
 
 from leaderboard.models import QuotaUsage, Submission, User
-from leaderboard.services.errors import QuotaExceeded
+from leaderboard.services import teams
+from leaderboard.services.errors import Conflict, QuotaExceeded
 from leaderboard.services.submissions import accept_submission
 
 UPLOADS = 12
 LIMIT = 5
 
 
-def race(runtime, phase_id: int, user_id: int, contents: list[bytes], *,
+def race(runtime, phase_id: int, user_id: int | list[int], contents: list[bytes], *,
          keys: list[str | None] | None = None) -> list[object]:
-    """Upload every content at once from its own thread and session; return each result or exception."""
+    """Upload every content at once from its own thread and session; return each result or exception.
+
+    ``user_id`` is the uploader of every file, or one uploader per file.
+    """
     barrier = threading.Barrier(len(contents))
     keys = keys or [None] * len(contents)
+    uploaders = user_id if isinstance(user_id, list) else [user_id] * len(contents)
 
     def one(index: int) -> object:
         with runtime.sessions() as session:
             ctx = runtime.context(session)
-            user = session.get(User, user_id)
+            user = session.get(User, uploaders[index])
             barrier.wait()
             try:
                 return accept_submission(ctx, phase_id=phase_id, user=user, filename=f"p{index}.csv",
@@ -52,7 +57,7 @@ def test_twelve_parallel_uploads_against_a_daily_limit_of_five(runtime, ctx, mak
     assert (len(accepted), len(refused)) == (LIMIT, UPLOADS - LIMIT)
     ctx.session.expire_all()
     usage = {row.day: row.used for row in ctx.session.scalars(select(QuotaUsage).where(
-        QuotaUsage.user_id == user.id))}
+        QuotaUsage.owner == f"user:{user.id}"))}
     assert sorted(usage.values()) == [LIMIT, LIMIT]
     kept = list(ctx.session.scalars(select(Submission).where(Submission.user_id == user.id)))
     assert sorted(s.id for s in kept) == sorted(accepted)
@@ -75,4 +80,52 @@ def test_parallel_retries_with_one_idempotency_key_make_one_submission(runtime, 
     assert ctx.session.scalar(select(func.count()).select_from(Submission).where(
         Submission.user_id == user.id)) == 1
     assert ctx.session.scalar(select(QuotaUsage.used).where(
-        QuotaUsage.user_id == user.id, QuotaUsage.day != "total")) == 1
+        QuotaUsage.owner == f"user:{user.id}", QuotaUsage.day != "total")) == 1
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_members_of_one_team_uploading_at_once_share_one_daily_limit(runtime, ctx, make_phase, make_user,
+                                                                     make_predictions, attempt):
+    phase = make_phase(max_per_day=LIMIT)
+    members = [make_user() for _ in range(3)]
+    team = teams.create_team(ctx, competition_slug=phase.competition.slug, name="Lab", user=members[0])
+    for member in members[1:]:
+        teams.join_team(ctx, invite_code=team.invite_code, user=member)
+    uploaders = [members[i % len(members)].id for i in range(UPLOADS)]
+    results = race(runtime, phase.id, uploaders, [make_predictions(wrong=i % 8) for i in range(UPLOADS)])
+    accepted = [r for r in results if isinstance(r, int)]
+    assert (len(accepted), sum(isinstance(r, QuotaExceeded) for r in results)) == (LIMIT, UPLOADS - LIMIT)
+    ctx.session.expire_all()
+    usage = {row.owner: row.used for row in ctx.session.scalars(select(QuotaUsage).where(QuotaUsage.day != "total"))}
+    assert usage == {f"team:{team.id}": LIMIT}
+    kept = list(ctx.session.scalars(select(Submission).where(Submission.user_id.in_([m.id for m in members]))))
+    assert sorted(s.id for s in kept) == sorted(accepted) and {s.team_id for s in kept} == {team.id}
+
+
+def test_members_racing_with_new_methods_never_pass_max_methods(runtime, ctx, make_phase, make_user,
+                                                                make_predictions):
+    phase = make_phase(max_per_day=20, config={"task_type": "binary", "max_methods": 2})
+    members = [make_user() for _ in range(2)]
+    team = teams.create_team(ctx, competition_slug=phase.competition.slug, name="Lab", user=members[0])
+    teams.join_team(ctx, invite_code=team.invite_code, user=members[1])
+    uploaders = [members[i % 2].id for i in range(6)]
+    methods = [f"method-{i}" for i in range(6)]
+    barrier = threading.Barrier(len(methods))
+
+    def one(index: int) -> object:
+        with runtime.sessions() as session:
+            user = session.get(User, uploaders[index])
+            barrier.wait()
+            try:
+                return accept_submission(runtime.context(session), phase_id=phase.id, user=user, filename="p.csv",
+                                         stream=io.BytesIO(make_predictions()), method=methods[index]).method
+            except Conflict as error:
+                return error
+
+    with ThreadPoolExecutor(max_workers=len(methods)) as pool:
+        results = list(pool.map(one, range(len(methods))))
+    assert sum(isinstance(r, str) for r in results) == 2
+    ctx.session.expire_all()
+    kept = set(ctx.session.scalars(select(Submission.method).where(Submission.team_id == team.id)))
+    assert len(kept) == 2
+    assert ctx.session.scalar(select(QuotaUsage.used).where(QuotaUsage.day == "total")) == 2

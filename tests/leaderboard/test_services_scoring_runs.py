@@ -1,7 +1,8 @@
-"""Scoring runs: rescoring keeps history, crashes leave work queued, dispatchers, refunds."""
+"""Scoring runs: rescoring keeps history, platform failures are retried, dispatchers, refunds."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 
@@ -9,10 +10,11 @@ import pytest
 from sqlalchemy import select
 
 from leaderboard.models import Baseline, Score, Submission
-from leaderboard.services import dispatch, phases, quota, scoring_runs
-from leaderboard.services.submissions import accept_submission, active_score
-from leaderboard.services.uploads import store_submission_file
-from leaderboard.services.permissions import OPERATOR
+from leaderboard.runtime import CeleryDispatcher, InlineDispatcher, make_dispatcher
+from leaderboard.services import lifecycle, phases, quota, recovery, scoring_runs
+from leaderboard.services.access import OPERATOR
+from leaderboard.services.submissions import accept_submission, active_score, store_file
+from leaderboard.storage.base import StorageError
 
 
 def upload(ctx, phase, user, content: bytes):
@@ -29,8 +31,9 @@ def scores_of(ctx, submission_id: int) -> list[Score]:
 def test_rescoring_retires_old_scores_and_keeps_history(ctx, make_phase, make_user, make_predictions):
     phase, user = make_phase(), make_user()
     submission = upload(ctx, phase, user, make_predictions(wrong=2))
-    queued = phases.rescore_phase(ctx, actor=OPERATOR, phase_id=phase.id)
-    assert queued == 4  # the participant's submission and the three built-in baselines
+    job = phases.rescore_phase(ctx, actor=OPERATOR, phase_id=phase.id)  # run inline in tests
+    ctx.session.refresh(job)
+    assert (job.status, job.done, job.total) == ("done", 4, 4)  # the participant's and three built-in baselines
     history = scores_of(ctx, submission.id)
     assert len(history) == 2
     assert history[0].retired_at is not None and history[1].retired_at is None
@@ -48,8 +51,8 @@ def test_replacing_labels_rescores_against_the_new_version(ctx, make_phase, make
     old, new = scores_of(ctx, submission.id)
     assert (old.label_version, old.public_primary) == (1, 1.0)
     assert (new.label_version, new.public_primary, new.retired_at) == (2, 0.0, None)
-    assert ctx.labels.exists(f"phases/{phase.id}/labels-v1.jsonl")
-    assert ctx.labels.exists(f"phases/{phase.id}/labels-v2.jsonl")
+    assert ctx.labels.exists(f"labels/sha256/{hashlib.sha256(labels_file()).hexdigest()}.jsonl")  # v1 is kept
+    assert ctx.labels.read_bytes(ctx.session.get(type(phase), phase.id).labels_key) == flipped
 
 
 def test_replacing_labels_refreshes_the_majority_baseline(ctx, make_phase, labels_file):
@@ -75,20 +78,58 @@ def test_replacing_labels_with_fewer_ids_fails_old_files_with_validation_errors(
     assert quota.quota_status(ctx, phase=phase, user=user).used_today == 0
 
 
-def test_failed_platform_run_refunds_only_once(ctx, make_phase, make_user, make_predictions, monkeypatch):
+def test_a_platform_failure_queues_the_submission_again_and_keeps_its_charge(ctx, make_phase, make_user,
+                                                                            make_predictions, monkeypatch):
     phase, user = make_phase(max_per_day=2), make_user()
     monkeypatch.setattr(scoring_runs, "evaluate", lambda *a: 1 / 0)
     submission = upload(ctx, phase, user, make_predictions())
-    assert "ZeroDivisionError" in submission.failure_detail
+    assert (submission.status, submission.attempts) == ("queued", 1)
+    assert "ZeroDivisionError" in submission.failure_detail and submission.next_attempt_at > submission.created_at
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 1  # acknowledged: it will be scored
     monkeypatch.undo()
-    assert upload(ctx, phase, user, make_predictions()).status == "scored"
+    recovery.sweep(ctx, now=submission.next_attempt_at)
+    ctx.session.expire_all()
+    scored = ctx.session.get(Submission, submission.id)
+    assert (scored.status, scored.attempts, scored.failure_detail) == ("scored", 1, None)
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 1
+
+
+def test_a_platform_failure_ends_failed_and_refunded_once_only_after_max_attempts(ctx, make_phase, make_user,
+                                                                                 make_predictions, monkeypatch):
+    phase, user = make_phase(max_per_day=2), make_user()
     monkeypatch.setattr(scoring_runs, "evaluate", lambda *a: 1 / 0)
-    submission.status = "queued"
+    submission = upload(ctx, phase, user, make_predictions())
+    assert upload(ctx, phase, user, make_predictions(wrong=1)).status == "queued"
+    submission.attempts = recovery.MAX_ATTEMPTS - 1
     ctx.session.commit()
     scoring_runs.score_submission(ctx, submission_id=submission.id)
     ctx.session.expire_all()
-    assert ctx.session.get(Submission, submission.id).status == "failed"
+    failed = ctx.session.get(Submission, submission.id)
+    assert (failed.status, failed.attempts) == ("failed", recovery.MAX_ATTEMPTS)
+    assert "gave up" in failed.failure_detail and failed.quota_day is None
     assert quota.quota_status(ctx, phase=phase, user=user).used_today == 1
+    failed.status = "queued"  # an operator queues it again by hand, and it fails again: no second refund
+    ctx.session.commit()
+    scoring_runs.score_submission(ctx, submission_id=submission.id)
+    assert recovery.requeue_unfinished(ctx) == [submission.id + 1]  # the other one; the given-up one stays failed
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 1
+
+
+def test_storage_errors_are_tried_again_in_process_before_the_attempt_fails(ctx, make_phase, make_user,
+                                                                           make_predictions, monkeypatch):
+    phase, user = make_phase(), make_user()
+    monkeypatch.setattr(lifecycle, "QUICK_RETRY_DELAYS", (0, 0))
+    real_read = type(ctx.storage).read_bytes
+    failures = iter([True, True])
+
+    def flaky_read(self, key):
+        if next(failures, False):
+            raise StorageError("S3 get of the file failed: Read timeout")
+        return real_read(self, key)
+
+    monkeypatch.setattr(type(ctx.storage), "read_bytes", flaky_read)
+    submission = upload(ctx, phase, user, make_predictions())
+    assert (submission.status, submission.attempts) == ("scored", 0)
 
 
 def test_score_submission_leaves_finished_submissions_alone(ctx, make_phase, make_user, make_predictions):
@@ -110,30 +151,28 @@ class Recorder:
         self.ids.append(submission_id)
 
 
-def test_a_crash_leaves_every_submission_scored_or_queued(ctx, make_phase, make_user, make_predictions,
-                                                          monkeypatch):
+def test_a_crash_leaves_every_acknowledged_submission_scored_and_charges_nothing_else(
+        ctx, make_phase, make_user, make_predictions, monkeypatch):
     phase, user = make_phase(max_per_day=10), make_user()
     recorder = Recorder()
     monkeypatch.setattr(ctx.runtime, "dispatcher", recorder)  # the worker never runs: "crash" after commit
     queued = upload(ctx, phase, user, make_predictions())
     assert queued.status == "queued" and recorder.ids == [queued.id]
-    received = _received_row(ctx, phase, user, make_predictions(wrong=1))
-    invalid = _received_row(ctx, phase, user, b"id,prediction\nq1,perhaps\n")
+    received = _received_row(ctx, phase, user, make_predictions(wrong=1))  # stored, never acknowledged
     stuck = upload(ctx, phase, user, make_predictions(wrong=3))
     stuck.status = "scoring"
     ctx.session.commit()
-    monkeypatch.setattr(ctx.runtime, "dispatcher", dispatch.InlineDispatcher(ctx.runtime))
-    requeued = scoring_runs.requeue_unfinished(ctx)
-    assert requeued == [queued.id, received.id, stuck.id]
+    monkeypatch.setattr(ctx.runtime, "dispatcher", InlineDispatcher(ctx.runtime))
+    assert recovery.requeue_unfinished(ctx) == [queued.id, stuck.id]
     ctx.session.expire_all()
     statuses = {s.id: s.status for s in ctx.session.scalars(select(Submission).where(Submission.user_id == user.id))}
-    assert statuses == {queued.id: "scored", received.id: "scored", stuck.id: "scored", invalid.id: "failed"}
-    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 3
+    assert statuses == {queued.id: "scored", received.id: "received", stuck.id: "scored"}
+    assert quota.quota_status(ctx, phase=phase, user=user).used_today == 2  # the two acknowledged ones
 
 
 def _received_row(ctx, phase, user, content: bytes) -> Submission:
     """Store a file and commit its row as 'received', as a crash right after storing leaves it."""
-    stored = store_submission_file(ctx, phase_id=phase.id, data=content)
+    stored = store_file(ctx, phase_id=phase.id, data=content)
     row = Submission(phase_id=phase.id, user_id=user.id, filename="p.csv", file_key=stored.key,
                      file_sha256=stored.sha256, file_size=stored.size, status="received")
     ctx.session.add(row)
@@ -161,7 +200,7 @@ def test_celery_dispatcher_sends_the_named_task():
         def send_task(self, name, args):
             sent.append((name, args))
 
-    dispatch.CeleryDispatcher(FakeCelery()).dispatch(42)
+    CeleryDispatcher(FakeCelery()).dispatch(42)
     assert sent == [("tailboard.score_submission", [42])]
 
 
@@ -169,10 +208,10 @@ def test_celery_dispatcher_sends_the_named_task():
 def test_make_dispatcher_follows_the_scoring_mode(runtime):
     import dataclasses
 
-    assert isinstance(dispatch.make_dispatcher(runtime), dispatch.InlineDispatcher)
+    assert isinstance(make_dispatcher(runtime), InlineDispatcher)
     runtime.settings = dataclasses.replace(runtime.settings, scoring_mode="celery",
                                            celery_broker_url="memory://")
-    assert isinstance(dispatch.make_dispatcher(runtime), dispatch.CeleryDispatcher)
+    assert isinstance(make_dispatcher(runtime), CeleryDispatcher)
 
 
 def test_private_primary_comes_from_the_private_split(ctx, make_phase, make_user, make_predictions, labels_file):

@@ -9,9 +9,10 @@ import pytest
 from sqlalchemy import func, select
 
 from leaderboard.models import QuotaUsage, Submission
-from leaderboard.services import quota, scoring_runs, submissions
+from leaderboard.services import access, quota, scoring_runs, submissions
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid, TooLarge
 from leaderboard.services.submissions import accept_submission, active_score
+from leaderboard.storage.base import StorageError
 
 
 def upload(ctx, phase, user, content: bytes, **kwargs):
@@ -101,10 +102,10 @@ def test_quota_is_per_user_and_per_phase(ctx, make_phase, make_user, make_compet
 
 def test_charge_stops_at_the_limit_within_one_transaction(ctx, make_phase, make_user):
     phase, user = make_phase(max_per_day=2), make_user()
-    quota.charge(ctx, phase=phase, user=user)
-    quota.charge(ctx, phase=phase, user=user)
+    quota.charge(ctx, phase=phase, owner=f"user:{user.id}")
+    quota.charge(ctx, phase=phase, owner=f"user:{user.id}")
     with pytest.raises(QuotaExceeded):
-        quota.charge(ctx, phase=phase, user=user)
+        quota.charge(ctx, phase=phase, owner=f"user:{user.id}")
     ctx.session.commit()
     rows = {u.day: u.used for u in ctx.session.scalars(select(QuotaUsage))}
     assert sorted(rows.values()) == [2, 2] and "total" in rows
@@ -160,8 +161,8 @@ def test_idempotency_key_of_another_phase_is_a_conflict(ctx, make_phase, make_us
         upload(ctx, make_phase(make_competition()), user, make_predictions(), idempotency_key="x" * 201)
 
 
-def test_platform_failure_refunds_the_quota_and_hides_the_detail(ctx, make_phase, make_user, make_predictions,
-                                                                 monkeypatch):
+def test_platform_failure_is_retried_with_its_charge_and_the_detail_hidden(ctx, make_phase, make_user,
+                                                                          make_predictions, monkeypatch):
     phase, user = make_phase(max_per_day=1), make_user()
 
     def broken(*args):
@@ -169,34 +170,37 @@ def test_platform_failure_refunds_the_quota_and_hides_the_detail(ctx, make_phase
 
     monkeypatch.setattr(scoring_runs, "evaluate", broken)
     submission = upload(ctx, phase, user, make_predictions())
-    assert submission.status == "failed"
-    assert "disk on fire" in submission.failure_detail
-    assert submission.validation_errors is None and submission.quota_day is None
-    assert used(ctx, phase, user).used_today == 0 and used(ctx, phase, user).used_total == 0
+    assert (submission.status, submission.attempts) == ("queued", 1)
+    assert "disk on fire" in submission.failure_detail and submission.validation_errors is None
+    assert used(ctx, phase, user).used_today == 1 and submission.quota_day is not None
     monkeypatch.undo()
-    assert upload(ctx, phase, user, make_predictions()).status == "scored"
+    scoring_runs.score_submission(ctx, submission_id=submission.id)  # what the sweep does when it is due
+    ctx.session.expire_all()
+    assert ctx.session.get(Submission, submission.id).status == "scored"
+    assert used(ctx, phase, user).used_today == 1
 
 
-def test_unreadable_stored_file_fails_and_refunds(ctx, make_phase, make_user, make_predictions, monkeypatch):
+def test_unreadable_stored_file_is_retried_not_failed(ctx, make_phase, make_user, make_predictions, monkeypatch):
     phase, user = make_phase(max_per_day=1), make_user()
     storage = ctx.storage
     real = storage.read_bytes
-    monkeypatch.setattr(storage, "read_bytes", lambda key: (_ for _ in ()).throw(OSError("gone"))
+    monkeypatch.setattr("leaderboard.services.lifecycle.QUICK_RETRY_DELAYS", (0, 0))
+    monkeypatch.setattr(storage, "read_bytes", lambda key: (_ for _ in ()).throw(StorageError("gone"))
                         if key.startswith("submissions/") else real(key))
     submission = upload(ctx, phase, user, make_predictions())
-    assert submission.status == "failed" and "gone" in submission.failure_detail
-    assert used(ctx, phase, user).used_today == 0
+    assert submission.status == "queued" and "gone" in submission.failure_detail
+    assert used(ctx, phase, user).used_today == 1
 
 
 def test_owner_and_organizers_see_a_submission_others_do_not(ctx, make_phase, make_user, make_organizer,
                                                              make_predictions):
     phase, owner, other, organizer = make_phase(), make_user(), make_user(), make_organizer()
     submission = upload(ctx, phase, owner, make_predictions())
-    assert submissions.get_submission(ctx, submission_id=submission.id, viewer=owner).id == submission.id
-    assert submissions.get_submission(ctx, submission_id=submission.id, viewer=organizer).id == submission.id
+    assert access.get_submission(ctx, submission_id=submission.id, viewer=owner).id == submission.id
+    assert access.get_submission(ctx, submission_id=submission.id, viewer=organizer).id == submission.id
     for viewer in (other, None):
         with pytest.raises(NotFound):
-            submissions.get_submission(ctx, submission_id=submission.id, viewer=viewer)
+            access.get_submission(ctx, submission_id=submission.id, viewer=viewer)
     assert [s.id for s in submissions.list_submissions(ctx, phase_id=phase.id, user=owner)] == [submission.id]
     assert submissions.list_submissions(ctx, phase_id=phase.id, user=other) == []
 

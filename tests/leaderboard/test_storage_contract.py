@@ -17,13 +17,9 @@ from ports import free_port
 from s3_servers import ACCESS_KEY, BUCKET, SECRET_KEY, s3_client
 
 from leaderboard.config import Settings
-from leaderboard.storage import (
-    InvalidKey,
-    ObjectNotFound,
-    Storage,
-    StorageError,
-    make_storages,
-)
+from leaderboard.storage import make_storages
+from leaderboard.storage.base import ObjectNotFound, Storage, StorageError
+from leaderboard.storage.keys import InvalidKey
 from leaderboard.storage.local import LocalStorage
 from leaderboard.storage.s3 import S3Storage
 

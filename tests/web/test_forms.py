@@ -19,8 +19,8 @@ from web_world import (
 
 from leaderboard.models import Submission
 from leaderboard.runtime import ServiceContext
-from leaderboard.services import phases
-from leaderboard.services.permissions import OPERATOR
+from leaderboard.services import access, phases
+from leaderboard.services.access import OPERATOR
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -222,5 +222,5 @@ def test_every_form_refuses_a_post_without_csrf_token(world: World, client: Any,
         assert response.status_code == 400, path
         assert "CSRF" in response.get_data(as_text=True), path
     ctx.session.expire_all()
-    assert phases.get_phase(ctx, world.open_phase.id).name == "Open phase"
-    assert phases.phase_status(phases.get_phase(ctx, world.open_phase.id)) == "open"
+    assert access.get_phase(ctx, world.open_phase.id).name == "Open phase"
+    assert access.phase_status(access.get_phase(ctx, world.open_phase.id)) == "open"

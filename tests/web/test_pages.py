@@ -10,7 +10,7 @@ import pytest
 from web_world import World, build_world
 
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.permissions import OPERATOR
+from leaderboard.services.access import OPERATOR
 
 pytestmark = pytest.mark.backends("sqlite")
 

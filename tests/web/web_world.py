@@ -17,9 +17,9 @@ from typing import Any
 from leaderboard.db import utcnow
 from leaderboard.models import Competition, Phase, User
 from leaderboard.runtime import ServiceContext
-from leaderboard.services import accounts, competitions, phases, submissions
+from leaderboard.services import accounts, baselines, competitions, phases, submissions
+from leaderboard.services.access import OPERATOR
 from leaderboard.services.errors import SubmissionInvalid
-from leaderboard.services.permissions import OPERATOR
 
 SECRET = "zq-hidden-explanation-7c1e"
 PASSWORD = "correct horse battery"
@@ -112,7 +112,8 @@ def build_world(ctx: ServiceContext) -> World:
     comp_a = competitions.create_competition(ctx, slug="alpha", title="Alpha benchmark",
                                              description="Claims about entities.", actor=org_a)
     comp_b = competitions.create_competition(ctx, slug="beta", title="Beta benchmark", actor=org_b)
-    config = {"task_type": "binary", "breakdowns": ["category"]}
+    # min_slice_items 2: the slices of this tiny world are shown.
+    config = {"task_type": "binary", "breakdowns": ["category"], "min_slice_items": 2}
     labels = label_bytes()
 
     def phase(slug: str, name: str, **fields: Any) -> Phase:
@@ -133,7 +134,7 @@ def build_world(ctx: ServiceContext) -> World:
     ids["bob_good"] = _submit(ctx, open_phase, bob, predictions(wrong=("c01", "c04"), abstain=("c05",)))
     ids["alice_closed"] = _submit(ctx, closed_phase, alice, predictions(wrong=("c07",)))
     ids["bob_beta"] = _submit(ctx, beta_phase, bob, predictions())
-    human = submissions.add_baseline(ctx, phase_id=open_phase.id, name="Human", filename="human.csv",
+    human = baselines.add_baseline(ctx, phase_id=open_phase.id, name="Human", filename="human.csv",
                                      stream=io.BytesIO(predictions()), actor=org_a)
     ids["human_baseline"] = human.submission_id
     phases.close_phase(ctx, actor=OPERATOR, phase_id=closed_phase.id)

@@ -1,0 +1,26 @@
+"""Tailboard's Celery app with every scoring run slowed down, so a test can kill a worker mid-task.
+
+``celery -A slow_tasks worker`` (with tests/faults on PYTHONPATH). FAULT_SCORING_DELAY
+seconds (default 3) are spent before each evaluation; everything else is leaderboard.tasks.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from leaderboard import tasks
+from leaderboard.services import scoring_runs
+
+_evaluate = scoring_runs.evaluate
+
+
+def _slow_evaluate(labels: Any, predictions: Any) -> Any:
+    """Wait FAULT_SCORING_DELAY seconds, then evaluate."""
+    time.sleep(float(os.environ.get("FAULT_SCORING_DELAY", "3")))
+    return _evaluate(labels, predictions)
+
+
+scoring_runs.evaluate = _slow_evaluate  # type: ignore[assignment]
+app = tasks.app

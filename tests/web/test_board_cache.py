@@ -1,0 +1,56 @@
+"""The micro-cache in front of the app: anonymous board reads come from it, never stale, never personal."""
+
+from __future__ import annotations
+
+import io
+
+from leaderboard.services import phases
+from leaderboard.services.access import OPERATOR
+from leaderboard.services.submissions import accept_submission
+
+
+def upload(ctx, phase, user, content: bytes) -> None:
+    """Accept content as an upload by user (scored inline)."""
+    accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv", stream=io.BytesIO(content))
+
+
+def cache_of(app):
+    """Return the app's BoardCache middleware."""
+    return app.wsgi_app
+
+
+def test_anonymous_reads_are_kept_and_a_board_change_is_seen_at_once(app, client, ctx, make_phase, make_user,
+                                                                      make_predictions):
+    phase = make_phase()
+    upload(ctx, phase, make_user(display_name="first-entrant"), make_predictions(wrong=2))
+    for path in (f"/phases/{phase.id}/leaderboard", f"/api/v1/phases/{phase.id}/leaderboard"):
+        first = client.get(path)
+        assert first.status_code == 200 and b"first-entrant" in first.data
+        assert len(cache_of(app).stored) >= 1
+        again = client.get(path)
+        assert again.data == first.data and again.headers["ETag"] == first.headers["ETag"]
+        assert again.headers["Content-Security-Policy"] == first.headers["Content-Security-Policy"]
+        assert client.get(path, headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
+    upload(ctx, phase, make_user(display_name="second-entrant"), make_predictions(wrong=0))
+    for path in (f"/phases/{phase.id}/leaderboard", f"/api/v1/phases/{phase.id}/leaderboard"):
+        assert b"second-entrant" in client.get(path).data
+    phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
+    assert b"closed" in client.get(f"/phases/{phase.id}/leaderboard").data
+
+
+def test_personal_and_hidden_reads_are_never_kept(app, client, ctx, make_phase, make_user, make_token,
+                                                  make_predictions, login):
+    hidden = make_phase(leaderboard_visibility="hidden")
+    assert client.get(f"/phases/{hidden.id}/leaderboard").status_code == 403
+    assert client.get(f"/api/v1/phases/{hidden.id}/leaderboard").status_code == 403
+    assert not cache_of(app).stored
+    phase = make_phase()
+    user = make_user(display_name="token-holder")
+    upload(ctx, phase, user, make_predictions(wrong=1))
+    mine = client.get(f"/api/v1/phases/{phase.id}/leaderboard",
+                      headers={"Authorization": f"Bearer {make_token(user)}"}).get_json()
+    assert [r["mine"] for r in mine["rows"] if r["display_name"] == "token-holder"] == [True]
+    login(client, user)
+    page = client.get(f"/phases/{phase.id}/leaderboard")
+    assert b"yours" in page.data and "ETag" not in page.headers
+    assert not cache_of(app).stored
