@@ -156,8 +156,15 @@ def breakdown(df: pd.DataFrame, field: str) -> dict[str, Any]:
     return {str(value): slice_metrics(part) for value, part in exploded.groupby(field, sort=True)}
 
 
-def popularity(df: pd.DataFrame) -> dict[str, Any]:
-    """Return metrics per popularity bucket with the head-minus-tail gap and relative drop."""
+def popularity(df: pd.DataFrame, thresholds: dict[str, float] | None) -> dict[str, Any]:
+    """Return metrics per popularity bucket with the head-minus-tail gap and relative drop.
+
+    A numeric popularity is bucketed by the phase's thresholds (head from head_min, tail up to tail_max).
+    """
+    if thresholds is not None:
+        counts = pd.to_numeric(df["popularity"])
+        df = df.assign(popularity=np.where(counts >= thresholds["head_min"], "head",
+                                           np.where(counts <= thresholds["tail_max"], "tail", "torso")))
     out = breakdown(df, "popularity")
     if "head" in out and "tail" in out:
         head, tail = out["head"], out["tail"]
@@ -179,7 +186,7 @@ def evaluate(args: argparse.Namespace, timer: Timer) -> dict[str, Any]:
     result: dict[str, Any] = {"n_items": len(df), "overall": slice_metrics(df)}
     result["breakdowns"] = {f: breakdown(df, f) for f in config["breakdowns"] if f in df.columns}
     if "popularity" in df.columns:
-        result["popularity"] = popularity(df)
+        result["popularity"] = popularity(df, config.get("popularity"))
     timer.lap("metrics")
     correct = (df["pred"] == df["y"]).to_numpy()
     result["overall"]["ci"] = {"accuracy": bootstrap_accuracy_ci(correct)}

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
+HEAD_MIN = 1000
+"""Popularity counts (page views, say) from this up are head items; below, tail (SPEC §2.2 thresholds)."""
 CATEGORIES = (
     "geography", "history", "science", "sports", "music", "film", "literature",
     "politics", "religion", "food", "biology", "chemistry", "physics", "art",
@@ -44,7 +46,8 @@ def zipf_weights(k: int, exponent: float = 1.1) -> np.ndarray:
 def category_json(first: np.ndarray, second: np.ndarray) -> list[str]:
     """Return each item's JSON category: a string, or a list where ``second`` >= 0."""
     names = [json.dumps(c) for c in CATEGORIES]
-    return [names[a] if b < 0 else f"[{names[a]}, {names[b]}]" for a, b in zip(first.tolist(), second.tolist())]
+    pairs = zip(first.tolist(), second.tolist(), strict=True)
+    return [names[a] if b < 0 else f"[{names[a]}, {names[b]}]" for a, b in pairs]
 
 
 def write_labels(path: Path, rng: np.random.Generator, rows: int) -> dict[str, np.ndarray]:
@@ -55,10 +58,13 @@ def write_labels(path: Path, rng: np.random.Generator, rows: int) -> dict[str, n
     head = rng.random(rows) < 0.30
     label = rng.random(rows) < 0.45
     cats = category_json(first, second)
+    # a numeric popularity (so the popularity curve is computed): log-uniform counts, 30% at HEAD_MIN or more
+    exponent = np.where(head, rng.uniform(0, 3, rows), rng.uniform(-3, 0, rows))
+    counts = np.minimum(np.floor(HEAD_MIN * 10.0 ** exponent), np.where(head, np.inf, HEAD_MIN - 1)).astype(np.int64)
     with path.open("w", encoding="utf-8") as f:
-        for i, (lab, cat, hd) in enumerate(zip(label.tolist(), cats, head.tolist())):
+        for i, (lab, cat, count) in enumerate(zip(label.tolist(), cats, counts.tolist(), strict=True)):
             f.write(f'{{"id": "q{i:07d}", "label": {"true" if lab else "false"}, '
-                    f'"category": {cat}, "popularity": "{"head" if hd else "tail"}"}}\n')
+                    f'"category": {cat}, "popularity": {count}}}\n')
     return {"label": label, "head": head, "first": first}
 
 
@@ -69,7 +75,7 @@ def spell(answer: np.ndarray, abstain: np.ndarray, rng: np.random.Generator) -> 
     abstain_variant = rng.integers(0, len(ABSTAIN_SPELLINGS), size=n).tolist()
     return [
         ABSTAIN_SPELLINGS[av] if ab else (TRUE_SPELLINGS[v] if a else FALSE_SPELLINGS[v])
-        for a, ab, v, av in zip(answer.tolist(), abstain.tolist(), variant, abstain_variant)
+        for a, ab, v, av in zip(answer.tolist(), abstain.tolist(), variant, abstain_variant, strict=True)
     ]
 
 
@@ -104,7 +110,8 @@ def generate(out: Path, rows: int, seed: int, force: bool) -> Dataset:
     rng = np.random.default_rng(seed)
     items = write_labels(data.labels, rng, rows)
     data.config.write_text(json.dumps(
-        {"task_type": "binary", "primary_metric": "accuracy", "breakdowns": ["category"], "missing_ids": "abstain"}
+        {"task_type": "binary", "primary_metric": "accuracy", "breakdowns": ["category"], "missing_ids": "abstain",
+         "popularity": {"head_min": HEAD_MIN, "tail_max": HEAD_MIN - 1}}
     ))
     write_submission(data.predictions, rng, items)
     stamp.write_text(json.dumps(wanted))

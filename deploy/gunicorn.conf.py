@@ -1,13 +1,18 @@
 """Gunicorn settings: ``gunicorn -c deploy/gunicorn.conf.py app:app`` from the project root.
 
 Every value can be changed from the environment (see deploy/env.example). nginx in
-front buffers each upload completely before it reaches a worker, so a slow client
-never holds a worker for the length of a 100 MiB upload; the timeouts below cover
-what a worker does with it afterwards (validate, store, and score when inline).
+front buffers each request completely before it reaches a worker; without it (a
+directly exposed gunicorn) every slow client holds one worker thread for as long
+as it trickles its headers or body, so the thread count below is also the number of
+slow clients the server survives (see deploy/README.md and bench/slow_clients_bench.py).
+The timeouts cover what a worker does with an upload (validate, store, and score when inline).
 """
 
 import multiprocessing
 import os
+import re
+
+from gunicorn.glogging import Logger
 
 
 def _int(name: str, default: int) -> int:
@@ -21,7 +26,16 @@ bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
 # CPU-based default is capped; raise WEB_CONCURRENCY on a machine with memory to spare.
 workers = _int("WEB_CONCURRENCY", min(multiprocessing.cpu_count() * 2 + 1, 8))
 worker_class = "gthread"
-threads = _int("GUNICORN_THREADS", 2)
+# A thread waits on a slow client's headers or body without using the CPU; 16 per
+# worker keep a directly exposed server answering while dozens of one-byte-per-second
+# uploads are held open (measured: bench/slow_clients_bench.py; 2 threads did not
+# survive 12). Python runs one thread at a time, so this is about waiting, not speed.
+threads = _int("GUNICORN_THREADS", 16)
+# A worker accepts only the connections it has threads for; the rest wait in the
+# kernel's queue for any worker with a free thread. (gthread's default, 1000, lets one
+# worker take in many slow clients while its threads are all busy: measured, 40 slow
+# uploads then starved requests that landed on that worker though 80 threads existed.)
+worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", threads)
 
 # Each worker builds its own engine and storage clients after the fork: no shared
 # connections, and a code reload is a plain restart.
@@ -30,7 +44,11 @@ preload_app = False
 # Validating, storing (S3 too) and inline-scoring a 100 MiB file can take minutes.
 timeout = _int("GUNICORN_TIMEOUT", 300)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 60)
-keepalive = 5
+# No idle keep-alive connections: with worker_connections = threads every accepted
+# connection needs a thread, and an idle one would hold it (gthread keeps idle
+# connections only beyond the thread count). nginx then opens a new loopback
+# connection per request, which costs well under a millisecond.
+keepalive = _int("GUNICORN_KEEPALIVE", 0)
 
 # Recycle workers now and then so a slow leak never grows unbounded.
 max_requests = _int("GUNICORN_MAX_REQUESTS", 1000)
@@ -43,8 +61,37 @@ proxy_allow_ips = forwarded_allow_ips
 # The worker heartbeat file lives in RAM, not on a disk that may stall.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
-accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
+# gunicorn >= 25 opens a control socket under $XDG_RUNTIME_DIR or $HOME/.gunicorn; the
+# service user has no writable home (ProtectHome=yes), so it is off unless asked for.
+if os.environ.get("GUNICORN_CONTROL_SOCKET"):
+    control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
+else:
+    control_socket_disable = True
+
+accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
 # No query strings in the access log: keep tokens and ids out of log files.
 access_log_format = '%(h)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms "%(a)s"'
+
+_UNSAFE_IN_LOG = re.compile(r'[\x00-\x1f"\\\x7f-\x9f]')
+
+
+class EscapingLogger(Logger):
+    """gunicorn's logger, with control characters, quotes and backslashes of access-log fields as \\xHH.
+
+    The path is logged percent-decoded, so ``/%0d%0a...`` would otherwise start a
+    forged line in the access log (nginx escapes the same bytes the same way).
+    """
+
+    def atoms(self, resp, req, environ, request_time):  # noqa: ANN001, ANN201 (gunicorn's signature)
+        """Return gunicorn's log atoms with every string escaped."""
+        atoms = super().atoms(resp, req, environ, request_time)
+        return {key: _escaped(value) if isinstance(value, str) else value for key, value in atoms.items()}
+
+
+def _escaped(text: str) -> str:
+    return _UNSAFE_IN_LOG.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+logger_class = EscapingLogger
