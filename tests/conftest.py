@@ -34,11 +34,13 @@ from sqlalchemy.pool import NullPool
 
 from leaderboard.config import Settings
 from leaderboard.db import Base
+from leaderboard.job_worker import JobWorker
 from leaderboard.models import Competition, Phase, User
 from leaderboard.runtime import Runtime, ServiceContext, build_runtime
 from leaderboard.services.access import OPERATOR
 from leaderboard.services.job_runner import run_job
 from leaderboard.services.scoring_runs import score_submission
+from leaderboard.sweeper import Sweeper
 
 PG_ADMIN_URL = os.environ.get("TAILBOARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 DEFAULT_PASSWORD = "correct horse battery"
@@ -125,6 +127,27 @@ def throwaway_postgres_url() -> Iterator[str]:
 
 
 _THROWAWAY = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def _background_threads_end_with_their_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Stop the job and sweep threads an app of this test started (an app built without ``testing`` does).
+
+    Left running, they would keep polling a database the test dropped, and their logged
+    tracebacks race other tests' ``ast.parse`` (CPython 3.11 formats tracebacks with it).
+    """
+    started: list[Any] = []
+    for cls in (JobWorker, Sweeper):
+        original = cls.start
+
+        def start(self: Any, original: Callable[[Any], None] = original) -> None:
+            started.append(self)
+            original(self)
+
+        monkeypatch.setattr(cls, "start", start)
+    yield
+    for worker in started:
+        worker.stop()
 
 
 @pytest.fixture

@@ -433,7 +433,7 @@ class RescoreQueued(BaseModel):
 class PhaseOpen(BaseModel):
     """Open a phase; reopening a closed phase whose private split was shown needs ``confirm`` (else 409)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # 1 or "yes" is not a confirmation
 
     confirm: bool = False
 
