@@ -65,7 +65,7 @@ def close_phase(phase_id: int) -> tuple[Response, int]:
 
 @bp.post("/phases/<id:phase_id>/rescore")
 @operation("Re-score every scored submission of a phase in a background job", schemas.RescoreQueued, status=202,
-           auth="organizer", errors=(404,), tag="organizers")
+           auth="organizer", errors=(404, 503), tag="organizers")
 def rescore_phase(phase_id: int) -> tuple[Response, int]:
     """Start the re-scoring job; old scores stay on the board until each is replaced."""
     job = phase_service.rescore_phase(dispatch_after_response(), phase_id=phase_id, actor=require_organizer())

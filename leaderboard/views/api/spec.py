@@ -31,6 +31,7 @@ ERROR_TEXT = {
     409: "The request clashes with the current state (e.g. phase not open, slug taken).",
     413: "The upload is larger than the instance accepts.",
     429: "Over the submission quota (`details.resets_at`) or the rate limit; see `Retry-After`.",
+    503: "Scoring is unavailable: the phase's label file failed its integrity check; nothing was stored or charged.",
 }
 TAGS = [
     {"name": "phases", "description": "Phase details, quotas and leaderboards."},
