@@ -89,8 +89,11 @@ class Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "leaderboard.tasks", "worker", "--loglevel=INFO",
              "--concurrency=1", "--without-gossip", "--without-mingle", "--without-heartbeat",
-             "--hostname", f"tailboard-test-{uuid.uuid4().hex[:8]}@%h"],
-            cwd=PROJECT_ROOT, env={**os.environ, **env}, stdout=self.log, stderr=subprocess.STDOUT,
+             "--hostname", f"tailboard-test-{uuid.uuid4().hex[:8]}@%h",
+             # with its beat, as deployed (deploy/tailboard-beat.service): the sweep re-sends what is queued
+             "--beat", "--schedule", str(log_path.with_suffix(".beat"))],
+            cwd=PROJECT_ROOT, env={**os.environ, **env, "TAILBOARD_SWEEP_SECONDS": "5"}, stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
 
     def log_tail(self) -> str:
@@ -134,7 +137,16 @@ def wait_until_finished(runtime: Runtime, submission_id: int, worker: Worker) ->
         if worker.process.poll() is not None:
             pytest.fail(f"the worker exited with {worker.process.returncode}:\n{worker.log_tail()}")
         time.sleep(0.2)
-    pytest.fail(f"submission {submission_id} was not scored within 120 s:\n{worker.log_tail()}")
+    pytest.fail(f"submission {submission_id} was not scored within 120 s (broker: {broker_state()}):\n"
+                f"{worker.log_tail()}")
+
+
+def broker_state() -> dict[str, int]:
+    """Return how many messages wait in the queue and how many a worker holds unacknowledged (for failures)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    return {"queued": int(client.llen("celery")), "unacked": int(client.hlen("unacked"))}
 
 
 def queue_a_submission(runtime: Runtime) -> int:
