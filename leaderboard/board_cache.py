@@ -39,6 +39,7 @@ class BoardCache:
         self.app, self.runtime = app, runtime
         self.stored: OrderedDict[tuple[Any, ...], Stored] = OrderedDict()
         self.lock = threading.Lock()
+        self.filling: dict[tuple[Any, ...], threading.Lock] = {}
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Answer a cached anonymous board read, or pass the request to the app (keeping a shareable answer)."""
@@ -51,13 +52,28 @@ class BoardCache:
         if state is None:
             return self.app(environ, start_response)
         key = (state, environ.get("PATH_INFO"), environ.get("QUERY_STRING", ""), STAMP)
+        hit = self._kept(key)
+        if hit is not None:
+            return self._answer(hit, environ, start_response)
+        with self.lock:  # one thread builds a missing answer; the others asking for it wait and share it
+            flight = self.filling.setdefault(key, threading.Lock())
+        with flight:
+            hit = self._kept(key)
+            if hit is not None:
+                return self._answer(hit, environ, start_response)
+            try:
+                return self._fill(key, environ, start_response)
+            finally:
+                with self.lock:
+                    self.filling.pop(key, None)
+
+    def _kept(self, key: tuple[Any, ...]) -> Stored | None:
+        """Return the kept answer for key (marking it recently used), or None."""
         with self.lock:
             hit = self.stored.get(key)
             if hit is not None:
                 self.stored.move_to_end(key)
-        if hit is not None:
-            return self._answer(hit, environ, start_response)
-        return self._fill(key, environ, start_response)
+            return hit
 
     def _answer(self, hit: Stored, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Send a kept response, or 304 when the client has it already."""

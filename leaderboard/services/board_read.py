@@ -30,6 +30,7 @@ CACHE_SIZE = 64
 COUNT_LEAVES = frozenset({"answered", "correct", "n"})
 WHOLE_LEAVES = frozenset({"n_pairs", "n"})
 _lock = threading.Lock()
+_loading: dict[Any, threading.Lock] = {}  # a lock per view being loaded now
 
 
 @dataclass(frozen=True)
@@ -73,19 +74,39 @@ class LoadedView:
 
 def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,
               columns: Sequence[str]) -> LoadedView:
-    """Return a view's rows with their column cells, from the process cache when the version matches."""
+    """Return a view's rows with their column cells, from the process cache when the version matches.
+
+    One thread loads a missing view while the others asking for it wait and take its
+    result: after a restart or a new version, sixteen threads of a worker would
+    otherwise each read the same thousands of rows at once.
+    """
     key = (ctx.settings.database_url, phase_id, board, view, version, tuple(columns))
+    cache: OrderedDict[Any, LoadedView] = ctx.runtime.caches.setdefault(CACHE_KEY, OrderedDict())  # type: ignore[assignment]
+    found = _cached(cache, key)
+    if found is not None:
+        return found
     with _lock:
-        cache: OrderedDict[Any, LoadedView] = ctx.runtime.caches.setdefault(CACHE_KEY, OrderedDict())  # type: ignore[assignment]
-        if key in cache:
-            cache.move_to_end(key)
-            return cache[key]
-    loaded = _load(ctx, phase_id=phase_id, board=board, view=view, version=version, columns=columns)
-    with _lock:
-        cache[key] = loaded
-        while len(cache) > CACHE_SIZE:
-            cache.popitem(last=False)
+        flight = _loading.setdefault(key, threading.Lock())
+    with flight:
+        found = _cached(cache, key)
+        if found is not None:
+            return found
+        loaded = _load(ctx, phase_id=phase_id, board=board, view=view, version=version, columns=columns)
+        with _lock:
+            cache[key] = loaded
+            while len(cache) > CACHE_SIZE:
+                cache.popitem(last=False)
+            _loading.pop(key, None)
     return loaded
+
+
+def _cached(cache: OrderedDict[Any, LoadedView], key: tuple[Any, ...]) -> LoadedView | None:
+    """Return the cached view for key (marking it recently used), or None."""
+    with _lock:
+        found = cache.get(key)
+        if found is not None:
+            cache.move_to_end(key)
+        return found
 
 
 def _load(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,
