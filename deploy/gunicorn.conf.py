@@ -50,8 +50,11 @@ graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 60)
 # connection per request, which costs well under a millisecond.
 keepalive = _int("GUNICORN_KEEPALIVE", 0)
 
-# Recycle workers now and then so a slow leak never grows unbounded.
-max_requests = _int("GUNICORN_MAX_REQUESTS", 1000)
+# Recycle workers now and then so a slow leak never grows unbounded. Not often: a fresh
+# worker starts with cold caches (board spec, board views), and at 1,000 requests a
+# worker was recycled every few seconds under load, each time stalling the requests it
+# had accepted for a second or more (bench/platform_bench.py: p99 of seconds at 50 clients).
+max_requests = _int("GUNICORN_MAX_REQUESTS", 50_000)
 max_requests_jitter = max_requests // 10
 
 # nginx on the same host sets X-Forwarded-Proto; trust it only from there.
