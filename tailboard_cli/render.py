@@ -113,7 +113,8 @@ def _slices(view: dict[str, Any]) -> list[str]:
     lines = []
     for field, values in (view.get("breakdowns") or {}).items():
         cells = ", ".join(f"{value} {number(m.get('accuracy'))}" for value, m in values.items())
-        lines.append(f"  accuracy by {field}: {cells}")
+        # no value shown: every slice is below the phase's minimum size, or hidden
+        lines.append(f"  accuracy by {field}: {cells or '(slices too small to show)'}")
     popularity = view.get("popularity") or {}
     buckets = [b for b in ("head", "torso", "tail") if b in popularity]
     if buckets:
