@@ -143,7 +143,8 @@ def test_phone_layout_shows_rank_name_and_value_without_sideways_scrolling(
     page = context.new_page()
     try:
         for path, name in ((f"/phases/{phase.id}/leaderboard", "board-390"),
-                           (f"/c/{competition.slug}", "competition-390")):
+                           (f"/c/{competition.slug}", "competition-390"), ("/", "home-390"),
+                           (f"/phases/{phase.id}", "phase-390")):
             page.goto(path)
             assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
             shot(page, name)
