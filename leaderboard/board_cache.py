@@ -13,17 +13,22 @@ database whether the board moved on every request, so no reader ever sees a stal
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
 from leaderboard.converters import MAX_ID, decimal_range_regex
 from leaderboard.runtime import Runtime
 from leaderboard.services.ranking import anonymous_key
 from leaderboard.views.page_cache import STAMP
 
+log = logging.getLogger(__name__)
 BOARD_PATH = re.compile(rf"^(?:/api/v1)?/phases/({decimal_range_regex(MAX_ID)})/leaderboard$")
 SIZE = 512
 Stored = tuple[str, list[tuple[str, str]], bytes, str]  # status, headers, body, etag
@@ -32,11 +37,24 @@ StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
+def _state_sessions(runtime: Runtime) -> sessionmaker[Session]:
+    """Return sessions for the one-query state check of every anonymous board read.
+
+    On PostgreSQL they run in autocommit on the runtime's pool: two round trips per check
+    (the pool's ping, the SELECT) instead of four (ping, BEGIN, SELECT, ROLLBACK).
+    SQLite has no round trips: it uses the runtime's sessions as they are.
+    """
+    if runtime.engine.dialect.name != "postgresql":
+        return runtime.sessions
+    return sessionmaker(bind=runtime.engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False)
+
+
 class BoardCache:
     """WSGI middleware serving anonymous board reads from a per-process cache keyed by the board's state."""
 
     def __init__(self, app: WsgiApp, runtime: Runtime) -> None:
         self.app, self.runtime = app, runtime
+        self.sessions = _state_sessions(runtime)
         self.stored: OrderedDict[tuple[Any, ...], Stored] = OrderedDict()
         self.lock = threading.Lock()
         self.filling: dict[tuple[Any, ...], threading.Lock] = {}
@@ -47,8 +65,12 @@ class BoardCache:
         if (found is None or environ.get("REQUEST_METHOD") != "GET" or environ.get("HTTP_COOKIE")
                 or environ.get("HTTP_AUTHORIZATION")):
             return self.app(environ, start_response)
-        with self.runtime.sessions() as session:
-            state = anonymous_key(self.runtime.context(session), phase_id=int(found.group(1)))
+        try:
+            with self.sessions() as session:
+                state = anonymous_key(self.runtime.context(session), phase_id=int(found.group(1)))
+        except SQLAlchemyError:  # e.g. a connection the database dropped: the app's own path copes (pre-ping)
+            log.warning("the board cache could not read the board's state; passing the request on", exc_info=True)
+            state = None
         if state is None:
             return self.app(environ, start_response)
         key = (state, environ.get("PATH_INFO"), environ.get("QUERY_STRING", ""), STAMP)

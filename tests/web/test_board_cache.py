@@ -54,3 +54,18 @@ def test_personal_and_hidden_reads_are_never_kept(app, client, ctx, make_phase, 
     page = client.get(f"/phases/{phase.id}/leaderboard")
     assert b"yours" in page.data and "ETag" not in page.headers
     assert not cache_of(app).stored
+
+
+def test_a_failed_state_check_sends_the_read_to_the_app(app, client, ctx, make_phase, make_user, make_predictions):
+    from sqlalchemy.exc import OperationalError
+
+    phase = make_phase()
+    upload(ctx, phase, make_user(display_name="only-entrant"), make_predictions(wrong=1))
+
+    def dropped():
+        raise OperationalError("SELECT", {}, Exception("server closed the connection unexpectedly"))
+
+    cache_of(app).sessions = dropped
+    response = client.get(f"/phases/{phase.id}/leaderboard")
+    assert response.status_code == 200 and b"only-entrant" in response.data
+    assert not cache_of(app).stored  # nothing was kept on the way
