@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from flask import Flask, current_app, g
+from flask import Flask, abort, current_app, g
+from flask_login import current_user
 
 from leaderboard import security
 from leaderboard.converters import MAX_ID
@@ -58,3 +60,18 @@ def _load_user(user_id: str) -> User | None:
     user = ctx().session.get(User, int(user_id))
     # A session cookie issued before the user's last logout no longer logs anyone in.
     return user if user is not None and security.session_is_current(user) else None
+
+
+def organizers_only() -> Any:
+    """A blueprint's before_request: send anonymous visitors to log in, refuse participants (403)."""
+    if not current_user.is_authenticated:
+        return login_manager.unauthorized()
+    if not current_user.is_organizer:
+        abort(403, "This page is for organizers.")
+    return None
+
+
+def current_organizer() -> User:
+    """Return the logged-in organizer's User row: the actor of the organizer pages' service calls."""
+    user: User = current_user._get_current_object()
+    return user

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
-from flask_login import current_user
 from werkzeug.wrappers import Response
 
-from leaderboard.extensions import login_manager
+from leaderboard import web
 from leaderboard.forms import ModerationForm, ReopenForm
 from leaderboard.services import audit, jobs, moderation, phases
 from leaderboard.services.access import managed_competition, managed_phase
@@ -21,19 +20,8 @@ MODERATION = {"hide": ("hidden", "hidden from the ranking"), "disqualify": ("dis
               "restore": (None, "back on the ranking")}
 
 
-@bp.before_request
-def require_organizer() -> Any:
-    """Send anonymous visitors to log in and refuse participants (403), as on every organizer page."""
-    if not current_user.is_authenticated:
-        return login_manager.unauthorized()
-    if not current_user.is_organizer:
-        abort(403, "This page is for organizers.")
-    return None
-
-
-def _me() -> Any:
-    """Return the logged-in organizer's User row."""
-    return current_user._get_current_object()
+bp.before_request(web.organizers_only)
+_me = web.current_organizer
 
 
 @bp.get("/jobs/<id:job_id>")

@@ -6,11 +6,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, url_for
-from flask_login import current_user
+from flask import Blueprint, flash, redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
-from leaderboard.extensions import login_manager
+from leaderboard import web
 from leaderboard.forms import (
     ActionForm,
     BaselineForm,
@@ -39,19 +38,8 @@ PHASE_ACTIONS: dict[str, tuple[Callable[..., Any], str]] = {
 }
 
 
-@bp.before_request
-def require_organizer() -> Any:
-    """Send anonymous visitors to log in and refuse participants (403) on every organizer page."""
-    if not current_user.is_authenticated:
-        return login_manager.unauthorized()
-    if not current_user.is_organizer:
-        abort(403, "This page is for organizers.")
-    return None
-
-
-def _me() -> Any:
-    """Return the logged-in organizer's User row: the actor of every service call here."""
-    return current_user._get_current_object()
+bp.before_request(web.organizers_only)
+_me = web.current_organizer
 
 
 def _managed(slug: str) -> Competition:
