@@ -10,6 +10,7 @@ and a member's leaving would split them. A team nobody is left in is deleted.
 from __future__ import annotations
 
 import secrets
+import string
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,7 +25,8 @@ from leaderboard.services.errors import Conflict, InvalidInput, NotFound
 
 MAX_NAME_LENGTH = 80
 MIN_NAME_LENGTH = 2
-INVITE_BYTES = 12  # 16 URL-safe characters: guessing one is hopeless
+INVITE_LENGTH = 16  # letters and digits (95 bits): guessing one is hopeless
+INVITE_ALPHABET = string.ascii_letters + string.digits  # no "-": a code must never read as a command-line option
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,17 @@ def create_team(ctx: ServiceContext, *, competition_slug: str, name: str, user: 
     _ensure_may_join(ctx, competition=competition, user=user)
     if ctx.session.scalar(select(Team.id).where(Team.competition_id == competition.id, Team.name == name)):
         raise Conflict(f"This competition already has a team named {name!r}.")
-    team = Team(competition_id=competition.id, name=name, invite_code=secrets.token_urlsafe(INVITE_BYTES),
+    team = Team(competition_id=competition.id, name=name, invite_code=_new_invite_code(),
                 created_by_id=user.id)
     team.members.append(TeamMember(user_id=user.id, competition_id=competition.id))
     ctx.session.add(team)
     _commit(ctx, f"This competition already has a team named {name!r}, or you joined another team meanwhile.")
     return team
+
+
+def _new_invite_code() -> str:
+    """Return a fresh random invite code."""
+    return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
 
 
 def join_team(ctx: ServiceContext, *, invite_code: str, user: User) -> Team:

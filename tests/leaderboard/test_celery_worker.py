@@ -90,9 +90,11 @@ class Worker:
             [sys.executable, "-m", "celery", "-A", "leaderboard.tasks", "worker", "--loglevel=INFO",
              "--concurrency=1", "--without-gossip", "--without-mingle", "--without-heartbeat",
              "--hostname", f"tailboard-test-{uuid.uuid4().hex[:8]}@%h",
-             # with its beat, as deployed (deploy/tailboard-beat.service): the sweep re-sends what is queued
+             # with its beat, as deployed (deploy/tailboard-beat.service): the sweep re-sends what is
+             # still queued after TAILBOARD_STALE_SECONDS
              "--beat", "--schedule", str(log_path.with_suffix(".beat"))],
-            cwd=PROJECT_ROOT, env={**os.environ, **env, "TAILBOARD_SWEEP_SECONDS": "5"}, stdout=self.log,
+            cwd=PROJECT_ROOT, env={**os.environ, **env, "TAILBOARD_SWEEP_SECONDS": "5",
+                                                 "TAILBOARD_STALE_SECONDS": "10"}, stdout=self.log,
             stderr=subprocess.STDOUT,
         )
 

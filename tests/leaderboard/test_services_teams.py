@@ -131,3 +131,11 @@ def test_outsiders_see_the_members_but_not_the_code_or_the_entries(ctx, make_pha
     assert [(e.phase_id, e.method, e.submissions) for e in managed.entries] == [(phase.id, "rag", 1)]
     with pytest.raises(NotFound):
         teams.team_page(ctx, team_id=team.id, viewer=None)
+
+
+def test_invite_codes_are_letters_and_digits_so_none_reads_as_a_command_line_option() -> None:
+    import string
+
+    codes = {teams._new_invite_code() for _ in range(500)}
+    assert len(codes) == 500  # random, not repeated
+    assert all(len(code) == 16 and set(code) <= set(string.ascii_letters + string.digits) for code in codes)
