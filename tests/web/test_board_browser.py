@@ -120,10 +120,13 @@ def test_paging_sorting_search_and_view_switch(browser_page: Any, board_phase: t
     page.get_by_role("button", name="Apply").click()
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("Participant 07")
+    expect(page.get_by_label("Open weights")).to_be_hidden()  # folded away until asked for
+    page.get_by_text("Filters and sort").click()
     page.get_by_label("Open weights").select_option("true")
     page.get_by_label("Search", exact=True).fill("")
     page.get_by_role("button", name="Apply").click()
     expect(page).to_have_url(re.compile(r"open_weights=true"))
+    expect(page.get_by_label("Open weights")).to_have_value("true")  # a filter in use keeps the panel open
     assert all("open weights" in t for t in page.locator("table.board-table tbody th.entry").all_inner_texts())
 
     page.goto(f"/phases/{phase.id}/leaderboard")
