@@ -69,17 +69,26 @@ def accept_submission(
         file_key=stored.key, file_sha256=stored.sha256, file_size=stored.size, status="received",
         idempotency_key=key, method=method, entry_metadata=checked_metadata, team_id=team_id,
     )
+    winner = _insert_received(ctx, submission, user=user, phase=phase)
+    if winner is not None:
+        return winner
+    return acknowledge_upload(ctx, submission=submission, phase=phase, data=data, fresh=True)
+
+
+def _insert_received(ctx: ServiceContext, submission: Submission, *, user: User, phase: Phase) -> Submission | None:
+    """Commit the stored upload's row; when its Idempotency-Key raced another request, return that one's answer."""
+    file_key, key = submission.file_key, submission.idempotency_key  # read before a rollback can expire them
     ctx.session.add(submission)
     try:
         ctx.session.commit()
     except IntegrityError:  # the same key raced us; the winner's row is the answer
         ctx.session.rollback()
-        ctx.storage.delete(stored.key)
+        ctx.storage.delete(file_key)
         first = _by_key(ctx, user, key)
         if first is None:
             raise
         return _replay(ctx, first, phase)
-    return acknowledge_upload(ctx, submission=submission, phase=phase, data=data, fresh=True)
+    return None
 
 
 def list_submissions(ctx: ServiceContext, *, phase_id: int, user: User) -> list[Submission]:
