@@ -20,8 +20,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session, sessionmaker
 
 from leaderboard.converters import MAX_ID, decimal_range_regex
 from leaderboard.runtime import Runtime
@@ -37,16 +37,16 @@ StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
-def _state_sessions(runtime: Runtime) -> sessionmaker[Session]:
-    """Return sessions for the one-query state check of every anonymous board read.
+def _state_engine(runtime: Runtime) -> Engine:
+    """Return the engine for the one-query state check of every anonymous board read.
 
-    On PostgreSQL they run in autocommit on the runtime's pool: two round trips per check
-    (the pool's ping, the SELECT) instead of four (ping, BEGIN, SELECT, ROLLBACK).
-    SQLite has no round trips: it uses the runtime's sessions as they are.
+    On PostgreSQL its connections run in autocommit on the runtime's pool: two round trips
+    per check (the pool's ping, the SELECT) instead of four (ping, BEGIN, SELECT, ROLLBACK).
+    SQLite has no round trips: it uses the runtime's engine as it is.
     """
     if runtime.engine.dialect.name != "postgresql":
-        return runtime.sessions
-    return sessionmaker(bind=runtime.engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False)
+        return runtime.engine
+    return runtime.engine.execution_options(isolation_level="AUTOCOMMIT")
 
 
 class BoardCache:
@@ -54,7 +54,7 @@ class BoardCache:
 
     def __init__(self, app: WsgiApp, runtime: Runtime) -> None:
         self.app, self.runtime = app, runtime
-        self.sessions = _state_sessions(runtime)
+        self.engine = _state_engine(runtime)
         self.stored: OrderedDict[tuple[Any, ...], Stored] = OrderedDict()
         self.lock = threading.Lock()
         self.filling: dict[tuple[Any, ...], threading.Lock] = {}
@@ -66,8 +66,8 @@ class BoardCache:
                 or environ.get("HTTP_AUTHORIZATION")):
             return self.app(environ, start_response)
         try:
-            with self.sessions() as session:
-                state = anonymous_key(self.runtime.context(session), phase_id=int(found.group(1)))
+            with self.engine.connect() as connection:
+                state = anonymous_key(connection, phase_id=int(found.group(1)))
         except SQLAlchemyError:  # e.g. a connection the database dropped: the app's own path copes (pre-ping)
             log.warning("the board cache could not read the board's state; passing the request on", exc_info=True)
             state = None

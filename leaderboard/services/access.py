@@ -62,12 +62,18 @@ def ensure_can_manage(*, competition: Competition, actor: Actor | None) -> None:
 
 def phase_status(phase: Phase, now: datetime | None = None) -> str:
     """Return 'upcoming', 'open' or 'closed': an organizer's override wins, else the clock decides."""
-    if phase.state_override in ("open", "closed"):
-        return phase.state_override
+    return status_at(phase.start_at, phase.end_at, phase.state_override, now)
+
+
+def status_at(start_at: datetime | None, end_at: datetime | None, override: str | None,
+              now: datetime | None = None) -> str:
+    """Return phase_status from a phase's dates and override (for callers holding a row, not a Phase)."""
+    if override in ("open", "closed"):
+        return override
     now = now or utcnow()
-    if phase.start_at is None or now < phase.start_at:
+    if start_at is None or now < start_at:
         return "upcoming"
-    if phase.end_at is not None and now >= phase.end_at:
+    if end_at is not None and now >= end_at:
         return "closed"
     return "open"
 

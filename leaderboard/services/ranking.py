@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import joinedload
 
 from leaderboard.models import Board, Competition, Phase, TeamMember, User
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.access import Actor, leaderboard_readable, phase_status
+from leaderboard.services.access import Actor, leaderboard_readable, phase_status, status_at
 from leaderboard.services.board_cells import shown_split
 from leaderboard.services.board_read import ShownRow, load_view, marked
 from leaderboard.services.board_rules import rule_sentence
@@ -95,23 +95,28 @@ class Leaderboard:
                 tuple(sorted(self.query.flags.items())), self.query.prompting, self.query.every_row)
 
 
-def anonymous_key(ctx: ServiceContext, *, phase_id: int) -> tuple[Any, ...] | None:
+ANONYMOUS_STATE = (
+    select(Phase.name, Phase.start_at, Phase.end_at, Phase.state_override, Phase.leaderboard_visibility,
+           Competition.title, Board.version, Board.built, Board.wanted, Board.signature)
+    .join(Competition, Competition.id == Phase.competition_id)
+    .outerjoin(Board, Board.phase_id == Phase.id).where(Phase.id == bindparam("phase_id")))
+
+
+def anonymous_key(connection: Connection, *, phase_id: int) -> tuple[Any, ...] | None:
     """Return what an anonymous reader's answer about a phase's board depends on now, from one small query.
 
     None when the answer must be built the long way: no such phase, a board with changes
-    pending, or a board anonymous readers may not see (upcoming, hidden).
+    pending, or a board anonymous readers may not see (upcoming, hidden). It runs on every
+    anonymous board read (board_cache.py), so it is one Core query on a connection: an ORM
+    session around it cost about eight times the query.
     """
-    found = ctx.session.execute(
-        select(Phase.name, Phase.start_at, Phase.end_at, Phase.state_override, Phase.leaderboard_visibility,
-               Competition.title, Board.version, Board.built, Board.wanted, Board.signature)
-        .join(Competition, Competition.id == Phase.competition_id)
-        .outerjoin(Board, Board.phase_id == Phase.id).where(Phase.id == phase_id)).first()
+    found = connection.execute(ANONYMOUS_STATE, {"phase_id": phase_id}).first()
     if found is None:
         return None
     name, start_at, end_at, override, visibility, title, version, built, wanted, signature = found
     if version is None or built < wanted or not signature or visibility != "public":
         return None
-    status = phase_status(Phase(start_at=start_at, end_at=end_at, state_override=override))
+    status = status_at(start_at, end_at, override)
     return None if status == "upcoming" else (phase_id, version, status, name, title, end_at)
 
 

@@ -62,10 +62,11 @@ def test_a_failed_state_check_sends_the_read_to_the_app(app, client, ctx, make_p
     phase = make_phase()
     upload(ctx, phase, make_user(display_name="only-entrant"), make_predictions(wrong=1))
 
-    def dropped():
-        raise OperationalError("SELECT", {}, Exception("server closed the connection unexpectedly"))
+    class Dropped:
+        def connect(self):
+            raise OperationalError("SELECT", {}, Exception("server closed the connection unexpectedly"))
 
-    cache_of(app).sessions = dropped
+    cache_of(app).engine = Dropped()
     response = client.get(f"/phases/{phase.id}/leaderboard")
     assert response.status_code == 200 and b"only-entrant" in response.data
     assert not cache_of(app).stored  # nothing was kept on the way
