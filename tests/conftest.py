@@ -32,6 +32,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import object_session
 from sqlalchemy.pool import NullPool
 
+from leaderboard.board_watch import BoardWatch
 from leaderboard.config import Settings
 from leaderboard.db import Base
 from leaderboard.job_worker import JobWorker
@@ -131,13 +132,13 @@ _THROWAWAY = itertools.count()
 
 @pytest.fixture(autouse=True)
 def _background_threads_end_with_their_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Stop the job and sweep threads an app of this test started (an app built without ``testing`` does).
+    """Stop the job, sweep and board-watch threads an app of this test started (job and sweep: without ``testing``).
 
     Left running, they would keep polling a database the test dropped, and their logged
     tracebacks race other tests' ``ast.parse`` (CPython 3.11 formats tracebacks with it).
     """
     started: list[Any] = []
-    for cls in (JobWorker, Sweeper):
+    for cls in (JobWorker, Sweeper, BoardWatch):
         original = cls.start
 
         def start(self: Any, original: Callable[[Any], None] = original) -> None:

@@ -102,15 +102,24 @@ ANONYMOUS_STATE = (
     .outerjoin(Board, Board.phase_id == Phase.id).where(Phase.id == bindparam("phase_id")))
 
 
-def anonymous_key(connection: Connection, *, phase_id: int) -> tuple[Any, ...] | None:
-    """Return what an anonymous reader's answer about a phase's board depends on now, from one small query.
+def anonymous_row(connection: Connection, *, phase_id: int) -> tuple[Any, ...] | None:
+    """Return the fields anonymous_key needs about a phase, from one small query (None: no such phase).
 
-    None when the answer must be built the long way: no such phase, a board with changes
-    pending, or a board anonymous readers may not see (upcoming, hidden). It runs on every
-    anonymous board read (board_cache.py), so it is one Core query on a connection: an ORM
-    session around it cost about eight times the query.
+    It runs on every anonymous board read that cannot trust a remembered answer
+    (board_cache.py), so it is one Core query on a connection: an ORM session around it
+    cost about eight times the query.
     """
     found = connection.execute(ANONYMOUS_STATE, {"phase_id": phase_id}).first()
+    return None if found is None else tuple(found)
+
+
+def anonymous_key(phase_id: int, found: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    """Return what an anonymous reader's answer about a phase's board depends on now, given its anonymous_row.
+
+    None when the answer must be built the long way: no such phase, a board with changes
+    pending, or a board anonymous readers may not see (upcoming, hidden). The phase's
+    status comes from the clock now, so a remembered row still closes on time.
+    """
     if found is None:
         return None
     name, start_at, end_at, override, visibility, title, version, built, wanted, signature = found
