@@ -286,7 +286,7 @@ def measure(port: int, phase_id: int, args: argparse.Namespace) -> dict[str, Any
                            "api_bytes": api_bytes}
     for name, path, headers in (("page", page, ""), ("api", api, ""),
                                 ("page_revalidated", page, f"If-None-Match: {etag}\r\n")):
-        asyncio.run(load(port, path, 10, 200, headers))  # warm every worker's caches
+        asyncio.run(load(port, path, 50, 1000, headers))  # warm every worker's caches (10 clients left some cold)
         for clients in (1, 50):
             count = max(200, args.requests // 10) if clients == 1 else args.requests
             out[f"{name}_{clients}"] = asyncio.run(load(port, path, clients, count, headers))

@@ -11,6 +11,7 @@ The timeouts cover what a worker does with an upload (validate, store, and score
 import multiprocessing
 import os
 import re
+import sys
 
 from gunicorn.glogging import Logger
 
@@ -98,3 +99,18 @@ def _escaped(text: str) -> str:
 
 
 logger_class = EscapingLogger
+
+
+def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's signature)
+    """Compile every Jinja template before the worker's first request.
+
+    Compiling the board page's templates takes 100-200 ms; paid on the first request, it
+    made every fresh worker's first board readers wait that long (bench/platform_bench.py).
+    """
+    app = sys.modules.get("app")
+    flask_app = getattr(app, "app", None)
+    if flask_app is None:  # served by another module than app:app
+        return
+    environment = flask_app.jinja_env
+    for name in environment.list_templates(extensions=["html", "txt"]):
+        environment.get_template(name)

@@ -8,10 +8,10 @@ read with at most one small query and no Flask request at all (304 when the ETag
 A request with a cookie or an Authorization header, a board with changes pending, or
 anything else goes to the app; a response is kept only when the app marked it shareable
 (an ETag from views/page_cache, no Set-Cookie). Like nginx's proxy cache, but it knows
-when the board moved: on SQLite it asks the database on every read (one Core query,
-about 35 microseconds); on PostgreSQL it remembers the answer until a change is notified
-(board_watch.py: the process's own commits at once, other processes' within the time a
-NOTIFY takes to arrive), and asks on every read whenever it is not listening.
+when the board moved: it remembers a board's state until board_watch.py says it may
+have changed (on SQLite, at once from any process on the host; on PostgreSQL, this
+process's commits at once and other processes' when their NOTIFY arrives), and asks the
+database (one Core query) whenever it cannot trust what it remembers.
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ class BoardCache:
     def __init__(self, app: WsgiApp, runtime: Runtime) -> None:
         self.app, self.runtime = app, runtime
         self.engine = _state_engine(runtime)
-        self.watch = BoardWatch(runtime.engine) if runtime.engine.dialect.name == "postgresql" else None
-        self.memo: dict[int, tuple[int, float, Any]] = {}  # phase -> (watch generation, valid until, anonymous_row)
+        self.watch = BoardWatch(runtime.engine)
+        self.memo: dict[int, tuple[Any, float, Any]] = {}  # phase -> (watch generation, valid until, anonymous_row)
         self.stored: OrderedDict[tuple[Any, ...], Stored] = OrderedDict()
         self.lock = threading.Lock()
         self.filling: dict[tuple[Any, ...], threading.Lock] = {}
@@ -98,13 +98,11 @@ class BoardCache:
     def _state(self, phase_id: int) -> tuple[Any, ...] | None:
         """Return the board state key of phase_id: remembered while the watch says nothing moved, else queried."""
         watch = self.watch
-        trusted, generation = False, 0
-        if watch is not None:
-            trusted, generation = watch.listening, watch.generation  # read before the query: a change moves it
-            memo = self.memo.get(phase_id) if trusted else None
-            if memo is not None and memo[0] == generation and time.monotonic() < memo[1]:
-                return anonymous_key(phase_id, memo[2])
-            watch.start()
+        trusted, generation = watch.listening, watch.generation  # read before the query: a change moves it
+        memo = self.memo.get(phase_id) if trusted else None
+        if memo is not None and memo[0] == generation and time.monotonic() < memo[1]:
+            return anonymous_key(phase_id, memo[2])
+        watch.start()
         with self.engine.connect() as connection:
             row = anonymous_row(connection, phase_id=phase_id)
         if trusted and row is not None:

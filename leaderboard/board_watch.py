@@ -1,26 +1,32 @@
-"""Whether what an anonymous board read depends on may have changed since a given moment (PostgreSQL).
+"""Whether what an anonymous board read depends on may have changed since a given moment.
 
-The board cache (board_cache.py) asks the database for a board's state on every
-anonymous read. On PostgreSQL that is two round trips per read, and at 50 concurrent
-readers on a small machine they, not the cached answer, set the latency. So each
-serving process keeps a ``generation`` that moves whenever that state may have moved:
+The board cache (board_cache.py) would ask the database for a board's state on every
+anonymous read. At 50 concurrent readers on a small machine that query, not the cached
+answer, set the latency (on PostgreSQL two round trips; on SQLite a few system calls,
+each a chance for another thread to take the interpreter). So each serving process
+keeps a ``generation`` that moves whenever that state may have moved, and the cache
+remembers a state read while the generation stays the same:
 
-- a thread LISTENs on ``tailboard_boards``, which triggers on the phases, competitions
-  and boards tables NOTIFY on every committed change (migration 0007), whoever wrote it;
-- every transaction this process commits moves it too, before the writer's call
-  returns, so a process never reads around its own change;
-- losing or regaining the listening connection moves it, and while it is down nothing
-  is trusted (``listening`` is False): every read asks the database, as on SQLite.
+- every transaction this process commits moves it, once the commit is done
+  (write_signal.on_committed_write), so a process never reads around its own change;
+- on SQLite, every process that writes the database moves the file's shared stamp
+  (write_signal.SharedStamp), read here from memory: no reader anywhere on the host
+  reads around a committed change;
+- on PostgreSQL, a thread LISTENs on ``tailboard_boards``, which triggers on the
+  phases, competitions and boards tables NOTIFY on every committed change, whoever
+  wrote it, from any host (migration 0007). Losing or regaining that connection moves
+  the generation, and while it is down nothing is trusted (``listening`` is False):
+  every read asks the database.
 
-A state read while the generation was g stays valid while it is still g, for at most
-``MAX_AGE_SECONDS`` (a bound in case a notification is ever lost). What another process
-commits reaches this one when its notification does: measured well under a millisecond
-on loopback, and only anonymous readers are served this way (a logged-in reader or an
-API token always goes to the app and the database).
+A remembered state is trusted for at most ``MAX_AGE_SECONDS`` in any case: a bound for
+writes no signal sees (the sqlite3 shell on the file). What another process commits on
+PostgreSQL reaches this one when its NOTIFY does, well under a millisecond on one host;
+only anonymous readers are served this way (a logged-in reader or an API token always
+goes to the app and the database).
 
-Started on a process's first anonymous board read, never in a preloading master.
-A database without the triggers (created by ``create_all``, not by the migrations) is
-never trusted: the thread sees that and stops.
+The listening thread starts on a process's first anonymous board read, never in a
+preloading master. A PostgreSQL schema without the triggers (built by ``create_all``,
+not by the migrations) is never trusted: the thread sees that and stops.
 """
 
 from __future__ import annotations
@@ -29,10 +35,11 @@ import itertools
 import logging
 import os
 import threading
-from typing import Any
 
 import psycopg
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
+
+from leaderboard.write_signal import SharedStamp, on_committed_write, shared_stamp
 
 log = logging.getLogger(__name__)
 
@@ -45,26 +52,35 @@ RETRY_SECONDS = (0.5, 10.0)  # first and longest wait before reconnecting
 
 
 class BoardWatch:
-    """One process's count of possible changes to board state, fed by LISTEN and by its own commits."""
+    """One process's view of possible changes to board state: its own commits, and the shared stamp or LISTEN."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.generation = 0
-        self.listening = False
+        self._local = 0
         self._changes = itertools.count(1)
         self._lock = threading.Lock()
         self._pid: int | None = None
         self._stop = threading.Event()
         self.thread: threading.Thread | None = None
-        event.listen(engine, "commit", self.changed)
+        self.stamp: SharedStamp | None = None
+        self.listening = False
+        if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+            self.stamp = shared_stamp(str(engine.url.database))
+            self.listening = self.stamp is not None
+        on_committed_write(engine, self.changed)
 
-    def changed(self, *_: Any) -> None:
+    @property
+    def generation(self) -> tuple[int, bytes]:
+        """Return a value that differs from every earlier one once the board state may have changed."""
+        return self._local, b"" if self.stamp is None else self.stamp.read()
+
+    def changed(self) -> None:
         """Move the generation: whatever was read before may be out of date."""
-        self.generation = next(self._changes)
+        self._local = next(self._changes)
 
     def start(self) -> None:
-        """Start this process's listening thread unless it runs already."""
-        if self._pid == os.getpid():
+        """Start this process's listening thread unless it runs already (PostgreSQL only)."""
+        if self._pid == os.getpid() or self.engine.dialect.name != "postgresql":
             return
         with self._lock:
             if self._pid == os.getpid():
@@ -76,10 +92,8 @@ class BoardWatch:
             self.thread.start()
 
     def stop(self) -> None:
-        """Stop trusting and ask the thread to end."""
+        """Ask the listening thread to end (it stops trusting as it ends)."""
         self._stop.set()
-        self.listening = False
-        self.changed()
 
     def _conninfo(self) -> str:
         return self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)

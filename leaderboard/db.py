@@ -15,6 +15,8 @@ from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from leaderboard.write_signal import on_committed_write, shared_stamp
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -79,6 +81,9 @@ def make_engine(url: str) -> Engine:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
+        stamp = shared_stamp(database) if database and database != ":memory:" else None
+        if stamp is not None:  # every process writing this file tells every reader on the host (board_watch.py)
+            on_committed_write(engine, stamp.bump)
         return engine
     return create_engine(url, pool_pre_ping=True)
 

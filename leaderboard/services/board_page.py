@@ -104,7 +104,7 @@ def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
     fields = tuple((field, values) for field, values in spec.breakdowns if values)
     pair_paths = tuple(f"pairs.{key}" for key in PAIR_KEYS) if spec.pairs else ()
     wanted = [*headtail, *(p for f, _ in fields for p in spec.breakdown_paths(f)), *pair_paths]
-    cells = cells_of(ctx, phase_id=board.phase.id, board=board.board, rows=board.rows, paths=wanted)
+    cells = cells_of(ctx, board=board.board, rows=board.rows, paths=wanted)
     bands = _tie_bands(board)
     shown_cells_of = {r.score_id: shown_cells(cells.get(r.score_id, {}), step=r.ladder_step, withheld=r.withheld)
                       for r in board.rows}

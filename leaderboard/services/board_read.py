@@ -115,16 +115,21 @@ def _load(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version:
     rows = ctx.session.execute(select(BoardRow).where(
         BoardRow.phase_id == phase_id, BoardRow.board == board, BoardRow.view == view).order_by(BoardRow.position)
     ).scalars().all()
-    cells = cells_of(ctx, phase_id=phase_id, board=board, rows=rows, paths=columns)
+    cells = cells_of(ctx, board=board, rows=rows, paths=columns)
     shown = tuple(_shown(row, cells.get(row.score_id, {}), columns) for row in rows)
     present = tuple(c for c in columns if any(r.columns.get(c, (None,))[0] is not None for r in shown))
     top = tuple(r.submission_id for r in shown if r.rank is not None)[:5]
     return LoadedView(version=version, rows=shown, columns=tuple(columns), present=present, top=top)
 
 
-def cells_of(ctx: ServiceContext, *, phase_id: int, board: str, rows: Iterable[Any],
+def cells_of(ctx: ServiceContext, *, board: str, rows: Iterable[Any],
              paths: Sequence[str]) -> dict[int, dict[str, Cell]]:
-    """Return {score id: {path: cell}} of the given rows' scores on a board, for the given paths."""
+    """Return {score id: {path: cell}} of the given rows' scores on a board, for the given paths.
+
+    By primary key (score, board, path) only: with a phase condition added, SQLite chose the
+    (phase, board, path) index and read every score of the phase (190 ms instead of 13 ms
+    for 500 rows of a 10,000-submission phase, measured).
+    """
     ids = sorted({row.score_id for row in rows})
     out: dict[int, dict[str, Cell]] = {}
     if not ids or not paths:
@@ -132,8 +137,8 @@ def cells_of(ctx: ServiceContext, *, phase_id: int, board: str, rows: Iterable[A
     for start in range(0, len(ids), 500):
         found = ctx.session.execute(
             select(ScoreCell.score_id, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi)
-            .where(ScoreCell.phase_id == phase_id, ScoreCell.board == board,
-                   ScoreCell.score_id.in_(ids[start:start + 500]), ScoreCell.path.in_(list(paths))))
+            .where(ScoreCell.board == board, ScoreCell.score_id.in_(ids[start:start + 500]),
+                   ScoreCell.path.in_(list(paths))))
         for score_id, path, value, lo, hi in found:
             out.setdefault(score_id, {})[path] = (value, lo, hi)
     return out

@@ -1,33 +1,46 @@
-"""PostgreSQL: anonymous board reads trust a remembered state only until a change is notified (board_watch.py).
+"""Anonymous board reads trust a remembered state only until a change is signalled (board_watch.py).
 
-These run on a database built by the migrations (the notifying triggers are in 0007);
-"elsewhere" is a separate engine, as a Celery worker or another gunicorn worker would be.
-``MAX_AGE_SECONDS`` is raised to an hour, so only a notification can make a read see a
-change made elsewhere: the twin test drops the triggers and shows the read then stays stale.
+These run on a database built by the migrations (PostgreSQL's notifying triggers are in
+0007). "Elsewhere" is a separate engine, as a Celery worker or another gunicorn worker
+would have: on SQLite one made by ``db.make_engine`` (every Tailboard process writes the
+shared stamp), on PostgreSQL any connection (the triggers notify). ``MAX_AGE_SECONDS`` is
+raised to an hour, so only a signal can make a read see a change made elsewhere: the
+twin tests write without one (PostgreSQL without its triggers, SQLite through the
+sqlite3 module) and show the read then stays stale.
 """
 
 from __future__ import annotations
 
 import io
+import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from alembic import command
 from alembic_support import alembic_config
-from sqlalchemy import create_engine, event, text
-from sqlalchemy.pool import NullPool
+from sqlalchemy import event, text
 
 from leaderboard import board_cache
 from leaderboard.board_watch import APPLICATION_NAME
+from leaderboard.db import make_engine
 from leaderboard.services.submissions import accept_submission
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def database_url(throwaway_postgres_url: str) -> str:
-    """Return an empty PostgreSQL database migrated to head (with the notifying triggers)."""
-    command.upgrade(alembic_config(throwaway_postgres_url), "head")
-    return throwaway_postgres_url
+def database_url(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """Return an empty database of this run's backend migrated to head (with PostgreSQL's notifying triggers)."""
+    if db_backend == "postgres":
+        url = str(request.getfixturevalue("throwaway_postgres_url"))
+    else:
+        url = f"sqlite:///{tmp_path / 'watched.sqlite3'}"
+    command.upgrade(alembic_config(url), "head")
+    return url
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +50,8 @@ def _only_notifications_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def elsewhere(database_url: str) -> Iterator[Callable[..., None]]:
-    """Return a function running one SQL statement in its own committed transaction, outside the app."""
-    engine = create_engine(database_url.replace("postgresql://", "postgresql+psycopg://"), poolclass=NullPool)
+    """Return a function running one SQL statement in its own committed transaction, in another engine."""
+    engine = make_engine(database_url)
 
     def run(sql: str, **params: object) -> None:
         with engine.begin() as connection:
@@ -95,6 +108,25 @@ def test_a_remembered_read_asks_nothing_and_a_change_elsewhere_is_notified(app, 
     assert wait_for(lambda: b"Renamed by a worker" in client.get(board).data)
 
 
+@pytest.mark.backends("sqlite")
+def test_a_change_in_another_process_on_sqlite_is_seen_at_once(app, client, board, database_url):
+    script = ("import sys; from sqlalchemy import text; from leaderboard.db import make_engine\n"
+              "with make_engine(sys.argv[1]).begin() as c:\n"
+              "    c.execute(text(\"UPDATE phases SET name = 'Renamed by a worker'\"))")
+    subprocess.run([sys.executable, "-c", script, database_url], cwd=ROOT, check=True, timeout=60)
+    assert b"Renamed by a worker" in client.get(board).data  # no wait: the other process moved the shared stamp
+
+
+@pytest.mark.backends("sqlite")
+def test_a_write_without_the_stamp_stays_unseen_on_sqlite(app, client, board, database_url):
+    outside = sqlite3.connect(database_url.removeprefix("sqlite:///"))
+    outside.execute("UPDATE phases SET name = 'Renamed in the shell'")
+    outside.commit()
+    outside.close()
+    assert b"Before" in client.get(board).data and b"Renamed in the shell" not in client.get(board).data
+
+
+@pytest.mark.backends("postgres")
 def test_without_the_triggers_a_change_elsewhere_stays_unseen(app, client, board, elsewhere):
     watch = app.wsgi_app.watch
     elsewhere("DROP TRIGGER tailboard_board_notify ON phases")
@@ -118,6 +150,7 @@ def test_a_change_this_process_commits_is_seen_at_once(app, client, board, ctx):
     assert b"Renamed here" in client.get(board).data  # no wait: the commit itself moved the generation
 
 
+@pytest.mark.backends("postgres")
 def test_a_lost_listening_connection_is_replaced_and_nothing_is_trusted_meanwhile(app, client, board, elsewhere):
     watch = app.wsgi_app.watch
     elsewhere("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :name",
@@ -129,6 +162,7 @@ def test_a_lost_listening_connection_is_replaced_and_nothing_is_trusted_meanwhil
     assert wait_for(lambda: b"Renamed after" in client.get(board).data)
 
 
+@pytest.mark.backends("postgres")
 def test_a_schema_without_triggers_is_never_trusted(app, client, ctx, make_phase, elsewhere):
     elsewhere("DROP FUNCTION tailboard_board_notify() CASCADE")
     phase = make_phase(name="Untrusted")
