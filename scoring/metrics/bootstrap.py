@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from scoring.metrics.counts import SliceCounts
 from scoring.metrics.registry import METRICS
-from scoring.metrics.sampling import binomial
+from scoring.metrics.sampling import binomial, start_scores
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -61,6 +61,20 @@ def uniforms(rows: int, *, resamples: int = RESAMPLES, seed: int = SEED) -> Floa
     return drawn
 
 
+@functools.lru_cache(maxsize=16)
+def _start_scores(rows: int, resamples: int, seed: int) -> FloatArray:
+    """Return ``start_scores(uniforms(rows, ...))``, where draws start searching (read-only, computed once)."""
+    scores = start_scores(uniforms(rows, resamples=resamples, seed=seed))
+    scores.setflags(write=False)
+    return scores
+
+
+def _fixed(k: int, resamples: int, seed: int) -> tuple[FloatArray, FloatArray]:
+    """Return the uniforms and start scores that K-class count tables draw from."""
+    rows = k * (k + 1) + 1
+    return uniforms(rows, resamples=resamples, seed=seed), _start_scores(rows, resamples, seed)
+
+
 def _share(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """Return num / den as float64, 0 where den is 0 (a split of nothing)."""
     num_f, den_f = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
@@ -70,23 +84,27 @@ def _share(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
 class _Splits:
     """Draws one binomial split after another, each with the next row of uniforms."""
 
-    def __init__(self, u: FloatArray, seed: int, row: int) -> None:
-        self.u, self.seed, self.row = u, seed, row
+    def __init__(self, u: FloatArray, seed: int, row: int, scores: FloatArray | None) -> None:
+        self.u, self.seed, self.row, self.scores = u, seed, row, scores
 
-    def split(self, total: IntArray, part: IntArray, whole: IntArray) -> IntArray:
-        """Return Binomial(total, part / whole) per slice and resample."""
-        drawn = binomial(self.u[self.row], total, _share(part, whole), seed=self.seed, split=self.row)
+    def split(self, total: IntArray, part: IntArray, whole: IntArray, out: IntArray | None = None) -> IntArray:
+        """Return Binomial(total, part / whole) per slice and resample (written into ``out`` when given)."""
+        scores = None if self.scores is None else self.scores[self.row]
+        drawn = binomial(self.u[self.row], total, _share(part, whole), seed=self.seed, split=self.row, scores=scores,
+                         out=out)
         self.row += 1
         return drawn
 
-    def spread(self, total: IntArray, parts: list[IntArray]) -> list[IntArray]:
-        """Return ``total`` dealt over ``parts`` (counts per slice) like a multinomial."""
-        out, left, mass = [], total, _total(parts)
-        for part in parts[:-1]:
-            drawn = self.split(left, part, mass)
-            out.append(drawn)
-            left, mass = left - drawn, mass - part
-        return [*out, np.broadcast_to(left, out[0].shape if out else left.shape)]
+    def spread(self, total: IntArray, parts: list[IntArray], into: list[IntArray]) -> None:
+        """Deal ``total`` over ``parts`` (counts per slice) like a multinomial, each part's draws ``into`` its array."""
+        left, mass = total, _total(parts)
+        for i, part in enumerate(parts[:-1]):
+            drawn = self.split(left, part, mass, out=into[i])
+            # the last part gets what is left, written in its place (no copy)
+            left = np.subtract(left, drawn, out=into[-1] if i == len(parts) - 2 else None)
+            mass = mass - part
+        if len(parts) == 1:
+            into[0][...] = left
 
 
 def _total(parts: list[IntArray]) -> IntArray:
@@ -95,38 +113,36 @@ def _total(parts: list[IntArray]) -> IntArray:
     return summed
 
 
-def correct_draws(cells: IntArray, *, u: FloatArray, seed: int = SEED) -> IntArray:
+def correct_draws(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: FloatArray | None = None) -> IntArray:
     """Return the resampled number of correct answers, (S, R), of stacked cells (S, K, K+1)."""
     n = cells.sum(axis=(1, 2))
     correct = np.diagonal(cells[:, :, 1:], axis1=1, axis2=2).sum(axis=1)
-    return _Splits(u, seed, CORRECT_ROW).split(n, correct, n)
+    return _Splits(u, seed, CORRECT_ROW, scores).split(n, correct, n)
 
 
-def draw_cells(cells: IntArray, *, u: FloatArray, seed: int = SEED) -> IntArray:
+def draw_cells(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: FloatArray | None = None) -> IntArray:
     """Return resampled cells of stacked slices (S, K, K+1) as an (S, R, K, K+1) view."""
     k = cells.shape[1]
     n = cells.sum(axis=(1, 2))
     diagonal = [cells[:, g, g + 1] for g in range(k)]
     wrong = [cells[:, g, p + 1] for g in range(k) for p in range(k) if p != g]
     abstained = [cells[:, g, 0] for g in range(k)]
-    splits = _Splits(u, seed, CORRECT_ROW)
+    splits = _Splits(u, seed, CORRECT_ROW, scores)
     n_correct = splits.split(n, _total(diagonal), n)
     n_wrong = splits.split(n[:, None] - n_correct, _total(wrong), n - _total(diagonal))
     out = np.empty((k, k + 1, len(n), u.shape[2]), dtype=np.int64)
-    for g, drawn in enumerate(splits.spread(n_correct, diagonal)):
-        out[g, g + 1] = drawn
-    pairs = [(g, p) for g in range(k) for p in range(k) if p != g]
-    for (g, p), drawn in zip(pairs, splits.spread(n_wrong, wrong), strict=True):
-        out[g, p + 1] = drawn
-    for g, drawn in enumerate(splits.spread(n[:, None] - n_correct - n_wrong, abstained)):
-        out[g, 0] = drawn
+    splits.spread(n_correct, diagonal, [out[g, g + 1] for g in range(k)])
+    splits.spread(n_wrong, wrong, [out[g, p + 1] for g in range(k) for p in range(k) if p != g])
+    left = n[:, None] - n_correct
+    left -= n_wrong
+    splits.spread(left, abstained, [out[g, 0] for g in range(k)])
     return np.moveaxis(out, (0, 1), (2, 3))
 
 
-def draw_groups(groups: IntArray, *, u: FloatArray, seed: int = SEED) -> IntArray:
+def draw_groups(groups: IntArray, *, u: FloatArray, seed: int = SEED, scores: FloatArray | None = None) -> IntArray:
     """Return resampled (missed, all right) group counts, (S, R, 2), of stacked tables (S, 2)."""
     total = groups.sum(axis=1)
-    right = _Splits(u, seed, GROUP_ROW).split(total, groups[:, 1], total)
+    right = _Splits(u, seed, GROUP_ROW, scores).split(total, groups[:, 1], total)
     return np.stack([total[:, None] - right, right], axis=-1)
 
 
@@ -135,11 +151,11 @@ def resample(counts: SliceCounts, *, resamples: int = RESAMPLES, seed: int = SEE
     single = counts.cells.ndim == 2
     cells = counts.cells[None] if single else counts.cells
     k = cells.shape[1]
-    u = uniforms(k * (k + 1) + 1, resamples=resamples, seed=seed)
-    batch = replace(counts, cells=draw_cells(cells, u=u, seed=seed), calibration=None, ranking=None)
+    u, scores = _fixed(k, resamples, seed)
+    batch = replace(counts, cells=draw_cells(cells, u=u, seed=seed, scores=scores), calibration=None, ranking=None)
     if counts.groups is not None:
         groups = counts.groups[None] if single else counts.groups
-        batch = replace(batch, groups=draw_groups(groups, u=u, seed=seed))
+        batch = replace(batch, groups=draw_groups(groups, u=u, seed=seed, scores=scores))
     if single:
         batch = replace(batch, cells=batch.cells[0], groups=None if batch.groups is None else batch.groups[0])
     return batch
@@ -165,7 +181,7 @@ def count_interval(counts: IntArray, n: IntArray) -> FloatArray:
     top = int(n.max(initial=0))
     narrow = np.int16 if top < 2**15 else np.int32 if top < 2**31 else np.int64
     with np.errstate(divide="ignore", invalid="ignore"):
-        ordered = np.sort(counts.astype(narrow), axis=1, kind="stable") / n[:, None]
+        ordered = np.sort(counts.astype(narrow), axis=1) / n[:, None]  # equal integers: any sort order is the same
     return _interpolate(ordered, np.where(n > 0, counts.shape[1], 0))
 
 
@@ -225,12 +241,13 @@ def _rows(counts: SliceCounts, rows: slice) -> SliceCounts:
 def accuracy_intervals(cells: IntArray, *, resamples: int = RESAMPLES, seed: int = SEED) -> FloatArray:
     """Return (S, 2) accuracy intervals of stacked cells: the first split only."""
     k = cells.shape[1]
-    u = uniforms(k * (k + 1) + 1, resamples=resamples, seed=seed)
+    u, scores = _fixed(k, resamples, seed)
     out = np.empty((len(cells), 2))
     step = max(1, CHUNK_DRAWS // resamples)
     for first in range(0, len(cells), step):
         part = cells[first : first + step]
-        out[first : first + step] = count_interval(correct_draws(part, u=u, seed=seed), part.sum(axis=(1, 2)))
+        drawn = correct_draws(part, u=u, seed=seed, scores=scores)
+        out[first : first + step] = count_interval(drawn, part.sum(axis=(1, 2)))
     return out
 
 

@@ -51,27 +51,38 @@ def selective_accuracy(counts: SliceCounts) -> FloatArray:
     return _ratio(correct, answered)
 
 
-def _f1_scores(tp: CountArray, gold: CountArray, predicted: CountArray) -> tuple[FloatArray, CountArray]:
-    """Return 2tp / (gold + predicted), i.e. 2tp / (2tp + fp + fn), 0 where both are 0; and gold + predicted."""
-    den = gold + predicted
-    f1: FloatArray = np.zeros(den.shape)
-    np.divide(2 * tp, den, out=f1, where=den > 0)
-    return f1, den
+def _class_sum(values: FloatArray) -> FloatArray:
+    """Return the sum over the last (class) axis, added in the order numpy adds a C-contiguous row."""
+    classes = values.shape[-1]
+    if not 0 < classes < 8:  # numpy adds 8 values or more pairwise: keep its exact order
+        return np.ascontiguousarray(values).sum(axis=-1)  # type: ignore[no-any-return]
+    # fewer than 8 it adds left to right; one pass per class is much faster than reducing a short axis
+    total = values[..., 0].copy()
+    for c in range(1, classes):
+        total += values[..., c]
+    return total
+
+
+def _classes_seen(den: CountArray) -> CountArray:
+    """Return how many classes have a nonzero ``den`` (one pass per class, as in ``_class_sum``)."""
+    seen = np.zeros(den.shape[:-1], dtype=np.int64)
+    for c in range(den.shape[-1]):
+        seen += den[..., c] != 0
+    return seen
 
 
 def macro_f1(counts: SliceCounts) -> FloatArray:
     """Return the mean per-class F1 over classes seen in gold labels or answers."""
-    per_class, den = _f1_scores(*counts.per_class)  # 0 for a class never seen
-    return _ratio(per_class.sum(axis=-1), np.count_nonzero(den, axis=-1))
+    per_class, den = counts.per_class_f1  # 0 for a class never seen
+    return _ratio(_class_sum(per_class), _classes_seen(den))
 
 
 def f1(counts: SliceCounts) -> FloatArray:
     """Return the F1 of the positive class (binary) or the macro F1 (multiple choice)."""
     if not counts.binary:
         return macro_f1(counts)
-    tp, gold, predicted = (table[..., 1] for table in counts.per_class)  # class 1 is the positive class
-    f1_pos, _ = _f1_scores(tp, gold, predicted)
-    return np.where(counts.sums[0] > 0, f1_pos, np.nan)
+    per_class, _ = counts.per_class_f1
+    return np.where(counts.sums[0] > 0, per_class[..., 1], np.nan)  # class 1 is the positive class
 
 
 def group_accuracy(counts: SliceCounts) -> FloatArray:

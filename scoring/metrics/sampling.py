@@ -24,6 +24,9 @@ often without a step. Three ways, by the size of the table a slice would need:
 - **generator**: ``Generator.binomial`` seeded by (seed, split), for slices of
   millions of items, where even that table would be large and draws are few.
 
+All the rows one call needs, of every way and part, are built as one table, so the
+fixed cost of building CDF blocks is paid once per call.
+
 A row covers k in [mq - h, mq + h], clipped to [0, m], with h from Bernstein's
 inequality so that each tail left out has probability below e^-46 (about 1e-20), far
 under the 2^-53 spacing of the uniforms.
@@ -48,52 +51,88 @@ CHUNK_DRAWS = 8192  # draws looked up at once: the working arrays stay in the pr
 WIDTH_CLASSES = np.round(8 * np.sqrt(2) ** np.arange(48)).astype(np.int64)  # row widths: 8, 11, 16, 23, 32, ...
 
 
-def binomial(u: FloatArray, m: IntArray, q: FloatArray, *, seed: int, split: int) -> IntArray:
-    """Return draws of Binomial(m[s, r], q[s]) inverting the uniforms u (3, R).
+def binomial(u: FloatArray, m: IntArray, q: FloatArray, *, seed: int, split: int,
+             scores: FloatArray | None = None, out: IntArray | None = None) -> IntArray:
+    """Return draws of Binomial(m[s, r], q[s]) inverting the uniforms u (3, R), in ``out`` (S, R) when given.
 
-    ``m`` is (S, R), or (S,) when every resample of a slice has the same m.
+    ``m`` is (S, R), or (S,) when every resample of a slice has the same m. ``scores``
+    is ``start_scores(u)``, for a caller that keeps it beside its fixed uniforms.
     """
     shape = (len(q), u.shape[1])
     lo, hi = (m, m) if m.ndim == 1 else (m.min(axis=1), m.max(axis=1))
-    m = np.broadcast_to(m[:, None] if m.ndim == 1 else m, shape)
+    m = m[:, None] if m.ndim == 1 else m  # (S, 1) broadcasts: one row per slice, nothing to copy
     live = (q > 0.0) & (q < 1.0) & (hi > 0)
     q_safe = np.where(live, q, 0.5)
     direct = live & ((hi - lo + 1) * _window(hi, q_safe)[1] <= MAX_ENTRIES_PER_DRAW * shape[1])
     split_size = _window(lo, q_safe)[1] + (hi - lo + 1) * (hi - lo + 2) // 2
     halves = live & ~direct & (split_size <= MAX_SPLIT_ENTRIES_PER_DRAW * shape[1])
-    if direct.all():
-        return _table_draws(u[0], m, q, lo, hi)
-    out = np.where((q >= 1.0)[:, None], m, 0)
-    chosen = np.flatnonzero(direct | halves)
-    if chosen.size:
-        first = np.where(direct[chosen, None], m[chosen], lo[chosen, None])
-        top = np.where(direct[chosen], hi[chosen], lo[chosen])
-        out[chosen] = _table_draws(u[0], first, q[chosen], lo[chosen], top)
-        part = np.flatnonzero(halves)
-        if part.size:
-            out[part] += _rest_draws(u, m[part] - lo[part, None], q[part], hi[part] - lo[part])
+    out = np.empty(shape, dtype=np.int64) if out is None else out
+    out[~(direct | halves)] = 0  # the parts write every row of the others
+    certain = q >= 1.0
+    out[certain] = np.broadcast_to(m, shape)[certain]
+    parts = _parts(m, lo, hi, direct, halves)
+    if parts:
+        _draw_parts(u, start_scores(u) if scores is None else scores, q, parts, out)
     for s in np.flatnonzero(live & ~direct & ~halves):
-        out[s] = np.random.default_rng([seed, split]).binomial(m[s], q[s])
+        out[s] = np.random.default_rng([seed, split]).binomial(m[s], q[s], size=shape[1])
     return out
 
 
-def _rest_draws(u: FloatArray, rest: IntArray, q: FloatArray, spread: IntArray) -> IntArray:
-    """Return Binomial(rest, q) for the second part of split slices (rest in [0, spread]), inverting u[1] and u[2]."""
+def start_scores(u: FloatArray) -> FloatArray:
+    """Return (..., 2, R): per uniform, z (a rough normal quantile, Tukey's lambda) and z^2, where draws start."""
+    z = 4.91 * (u**0.14 - (1.0 - u) ** 0.14)
+    return np.stack((z, z * z), axis=-2)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """Draws of some slices from CDF rows m = first, first + step, ..., last per slice, inverting u[uniform].
+
+    ``m`` is each draw's m (S_p, R) or (S_p, 1); ``times`` each draw's (m - first) / step
+    when the step is not 1. The first part of a slice writes its draws, later ones add theirs.
+    """
+
+    take: IntArray
+    uniform: int
+    m: IntArray
+    first: IntArray
+    last: IntArray
+    add: bool
+    step: IntArray | None = None
+    times: IntArray | None = None
+
+
+def _parts(m: IntArray, lo: IntArray, hi: IntArray, direct: npt.NDArray[np.bool_],
+           halves: npt.NDArray[np.bool_]) -> list[_Part]:
+    """Return the parts live slices are drawn in: one row per m, or split in two (or three) parts."""
+    parts: list[_Part] = []
+    chosen = np.flatnonzero(direct)
+    if chosen.size:
+        every = chosen.size == len(m)  # the usual case: no copy of m
+        parts.append(_Part(chosen, 0, m if every else m[chosen], lo[chosen], hi[chosen], add=False))
+    chosen = np.flatnonzero(halves)
+    if chosen.size:
+        parts.append(_Part(chosen, 0, lo[chosen, None], lo[chosen], lo[chosen], add=False))
+        parts += _rest_parts(chosen, m[chosen] - lo[chosen, None], hi[chosen] - lo[chosen])
+    return parts
+
+
+def _rest_parts(take: IntArray, rest: IntArray, spread: IntArray) -> list[_Part]:
+    """Return the parts of the split slices' second draws, Binomial(rest, q), rest in [0, spread]: u[1] and u[2]."""
     zeros = np.zeros_like(spread)
     wide = spread >= THIRDS_SPREAD
-    if not wide.any():
-        return _table_draws(u[1], rest, q, zeros, spread)
-    out = np.empty(rest.shape, dtype=np.int64)
+    parts: list[_Part] = []
     narrow = np.flatnonzero(~wide)
     if narrow.size:
-        out[narrow] = _table_draws(u[1], rest[narrow], q[narrow], zeros[narrow], spread[narrow])
+        parts.append(_Part(take[narrow], 1, rest[narrow], zeros[narrow], spread[narrow], add=True))
     chosen = np.flatnonzero(wide)
-    step = np.ceil(np.sqrt(spread[chosen] + 1.0)).astype(np.int64)
-    times, below = np.divmod(rest[chosen], step[:, None])
-    out[chosen] = _table_draws(u[1], times * step[:, None], q[chosen], zeros[chosen], spread[chosen] // step * step,
-                               stride=(step, times))
-    out[chosen] += _table_draws(u[2], below, q[chosen], zeros[chosen], step - 1)
-    return out
+    if chosen.size:
+        step = np.ceil(np.sqrt(spread[chosen] + 1.0)).astype(np.int64)
+        times, below = np.divmod(rest[chosen], step[:, None])
+        parts.append(_Part(take[chosen], 1, times * step[:, None], zeros[chosen], spread[chosen] // step * step,
+                           add=True, step=step, times=times))
+        parts.append(_Part(take[chosen], 2, below, zeros[chosen], step - 1, add=True))
+    return parts
 
 
 def _window(m: IntArray, q: FloatArray) -> tuple[IntArray, IntArray]:
@@ -106,23 +145,17 @@ def _window(m: IntArray, q: FloatArray) -> tuple[IntArray, IntArray]:
     return k_lo, k_hi - k_lo + 1
 
 
-def _table_draws(u: FloatArray, m: IntArray, q: FloatArray, lo: IntArray, hi: IntArray,
-                 stride: tuple[IntArray, IntArray] | None = None) -> IntArray:
-    """Return the draws of Binomial(m[s, r], q[s]) at u[r] from one CDF row per (slice, m in [lo, hi]).
-
-    With ``stride`` = (step per slice, (m - lo) / step per draw), a slice's rows are
-    m = lo, lo + step, ..., hi only (every m it draws for is one of them).
-    """
-    step = np.ones_like(lo) if stride is None else stride[0]
-    n_rows = (hi - lo) // step + 1
+def _draw_parts(u: FloatArray, scores: FloatArray, q: FloatArray, parts: list[_Part], out: IntArray) -> None:
+    """Write the draws of every part into ``out``, from one table of CDF rows for all of them."""
+    first = np.concatenate([p.first for p in parts])
+    step = np.concatenate([np.ones_like(p.first) if p.step is None else p.step for p in parts])
+    n_rows = (np.concatenate([p.last for p in parts]) - first) // step + 1
     first_row = np.cumsum(n_rows) - n_rows
-    slice_of_row = np.repeat(np.arange(len(q)), n_rows)
-    row_m = lo[slice_of_row] + (np.arange(int(n_rows.sum())) - first_row[slice_of_row]) * step[slice_of_row]
-    row_q = q[slice_of_row]
+    slice_of_row = np.repeat(np.arange(len(first)), n_rows)
+    row_m = first[slice_of_row] + (np.arange(int(n_rows.sum())) - first_row[slice_of_row]) * step[slice_of_row]
+    row_q = np.concatenate([q[p.take] for p in parts])[slice_of_row]
     k_lo, span = _window(row_m, row_q)
     cdf, start = _cdf_rows(row_m, row_q, k_lo, span)
-    # each draw starts at Cornish-Fisher with a rough normal quantile (Tukey's lambda)
-    z = 4.91 * (u**0.14 - (1.0 - u) ** 0.14)
     skew = (1.0 - 2.0 * row_q) / 6.0
     rows = _Rows(
         centre=row_m * row_q - skew + 0.5,  # + 0.5: continuity
@@ -130,15 +163,20 @@ def _table_draws(u: FloatArray, m: IntArray, q: FloatArray, lo: IntArray, hi: In
         skew=skew,
         offset=start - k_lo,
     )
-    out = np.empty(m.shape, dtype=np.int64)
-    chunk = max(1, CHUNK_DRAWS // m.shape[1])
-    tiled = np.tile(u, min(chunk, len(q)))
-    z2 = z * z
-    for first in range(0, len(q), chunk):
-        part = slice(first, first + chunk)
-        row = first_row[part, None] + (m[part] - lo[part, None] if stride is None else stride[1][part])
-        out[part] = _lookup(cdf, rows, row, m[part], (z, z2), tiled[: row.size])
-    return out
+    chunk = max(1, CHUNK_DRAWS // u.shape[1])
+    at = 0
+    for part in parts:
+        part_rows = first_row[at : at + len(part.take)]
+        at += len(part.take)
+        tiled = np.tile(u[part.uniform], min(chunk, len(part.take)))
+        for begin in range(0, len(part.take), chunk):
+            c = slice(begin, begin + chunk)
+            row = part_rows[c, None] + (part.m[c] - part.first[c, None] if part.times is None else part.times[c])
+            found = _lookup(cdf, rows, row, part.m[c], scores[part.uniform], tiled)
+            if part.add:
+                out[part.take[c]] += found
+            else:
+                out[part.take[c]] = found
 
 
 @dataclass(frozen=True)
@@ -151,17 +189,20 @@ class _Rows:
     offset: IntArray
 
 
-def _lookup(cdf: FloatArray, rows: _Rows, row: IntArray, m: IntArray, z: tuple[FloatArray, FloatArray],
-            u: FloatArray) -> IntArray:
-    """Return the draws whose CDF rows are ``row`` (slices x resamples); ``z`` is (z, z^2); ``u`` the uniforms, flat."""
-    guess = rows.centre[row]
-    guess += rows.sd[row] * z[0]
+def _lookup(cdf: FloatArray, rows: _Rows, row: IntArray, m: IntArray, z: FloatArray, u: FloatArray) -> IntArray:
+    """Return the draws whose CDF rows are ``row`` (slices x resamples, or slices x 1); ``z`` is (z, z^2).
+
+    ``u`` is the uniforms tiled flat, at least one run of them per slice.
+    """
+    guess = rows.centre[row] + rows.sd[row] * z[0]  # Cornish-Fisher, from a rough normal quantile z
     guess += rows.skew[row] * z[1]
     # |guess - mean| < 4.91 sd + 5 < h: only [0, m] can cut it, and the row holds all of [0, m] there
-    position = np.minimum(np.maximum(guess.astype(np.int64), 0), m)
+    position = guess.astype(np.int64)
+    np.maximum(position, 0, out=position)
+    np.minimum(position, m, out=position)
     offset = rows.offset[row]
     position += offset
-    found = _walk(cdf, position.ravel(), u).reshape(m.shape)
+    found = _walk(cdf, position.ravel(), u[: position.size]).reshape(position.shape)
     found -= offset
     return found
 
