@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from scoring.metrics.counts import SliceCounts
 from scoring.metrics.registry import METRICS
-from scoring.metrics.sampling import binomial, start_scores
+from scoring.metrics.sampling import Float32Array, binomial, start_scores
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -62,14 +62,14 @@ def uniforms(rows: int, *, resamples: int = RESAMPLES, seed: int = SEED) -> Floa
 
 
 @functools.lru_cache(maxsize=16)
-def _start_scores(rows: int, resamples: int, seed: int) -> FloatArray:
+def _start_scores(rows: int, resamples: int, seed: int) -> Float32Array:
     """Return ``start_scores(uniforms(rows, ...))``, where draws start searching (read-only, computed once)."""
     scores = start_scores(uniforms(rows, resamples=resamples, seed=seed))
     scores.setflags(write=False)
     return scores
 
 
-def _fixed(k: int, resamples: int, seed: int) -> tuple[FloatArray, FloatArray]:
+def _fixed(k: int, resamples: int, seed: int) -> tuple[FloatArray, Float32Array]:
     """Return the uniforms and start scores that K-class count tables draw from."""
     rows = k * (k + 1) + 1
     return uniforms(rows, resamples=resamples, seed=seed), _start_scores(rows, resamples, seed)
@@ -84,7 +84,7 @@ def _share(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
 class _Splits:
     """Draws one binomial split after another, each with the next row of uniforms."""
 
-    def __init__(self, u: FloatArray, seed: int, row: int, scores: FloatArray | None) -> None:
+    def __init__(self, u: FloatArray, seed: int, row: int, scores: Float32Array | None) -> None:
         self.u, self.seed, self.row, self.scores = u, seed, row, scores
 
     def split(self, total: IntArray, part: IntArray, whole: IntArray, out: IntArray | None = None) -> IntArray:
@@ -113,14 +113,14 @@ def _total(parts: list[IntArray]) -> IntArray:
     return summed
 
 
-def correct_draws(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: FloatArray | None = None) -> IntArray:
+def correct_draws(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: Float32Array | None = None) -> IntArray:
     """Return the resampled number of correct answers, (S, R), of stacked cells (S, K, K+1)."""
     n = cells.sum(axis=(1, 2))
     correct = np.diagonal(cells[:, :, 1:], axis1=1, axis2=2).sum(axis=1)
     return _Splits(u, seed, CORRECT_ROW, scores).split(n, correct, n)
 
 
-def draw_cells(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: FloatArray | None = None) -> IntArray:
+def draw_cells(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: Float32Array | None = None) -> IntArray:
     """Return resampled cells of stacked slices (S, K, K+1) as an (S, R, K, K+1) view."""
     k = cells.shape[1]
     n = cells.sum(axis=(1, 2))
@@ -139,7 +139,7 @@ def draw_cells(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: Floa
     return np.moveaxis(out, (0, 1), (2, 3))
 
 
-def draw_groups(groups: IntArray, *, u: FloatArray, seed: int = SEED, scores: FloatArray | None = None) -> IntArray:
+def draw_groups(groups: IntArray, *, u: FloatArray, seed: int = SEED, scores: Float32Array | None = None) -> IntArray:
     """Return resampled (missed, all right) group counts, (S, R, 2), of stacked tables (S, 2)."""
     total = groups.sum(axis=1)
     right = _Splits(u, seed, GROUP_ROW, scores).split(total, groups[:, 1], total)

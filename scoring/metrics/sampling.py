@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
+Float32Array = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
 
 TAIL_EXPONENT = 46.0
@@ -52,7 +53,7 @@ WIDTH_CLASSES = np.round(8 * np.sqrt(2) ** np.arange(48)).astype(np.int64)  # ro
 
 
 def binomial(u: FloatArray, m: IntArray, q: FloatArray, *, seed: int, split: int,
-             scores: FloatArray | None = None, out: IntArray | None = None) -> IntArray:
+             scores: Float32Array | None = None, out: IntArray | None = None) -> IntArray:
     """Return draws of Binomial(m[s, r], q[s]) inverting the uniforms u (3, R), in ``out`` (S, R) when given.
 
     ``m`` is (S, R), or (S,) when every resample of a slice has the same m. ``scores``
@@ -78,10 +79,10 @@ def binomial(u: FloatArray, m: IntArray, q: FloatArray, *, seed: int, split: int
     return out
 
 
-def start_scores(u: FloatArray) -> FloatArray:
+def start_scores(u: FloatArray) -> Float32Array:
     """Return (..., 2, R): per uniform, z (a rough normal quantile, Tukey's lambda) and z^2, where draws start."""
     z = 4.91 * (u**0.14 - (1.0 - u) ** 0.14)
-    return np.stack((z, z * z), axis=-2)
+    return np.stack((z, z * z), axis=-2).astype(np.float32)  # a start only needs to be near: see _Rows
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ def _window(m: IntArray, q: FloatArray) -> tuple[IntArray, IntArray]:
     return k_lo, k_hi - k_lo + 1
 
 
-def _draw_parts(u: FloatArray, scores: FloatArray, q: FloatArray, parts: list[_Part], out: IntArray) -> None:
+def _draw_parts(u: FloatArray, scores: Float32Array, q: FloatArray, parts: list[_Part], out: IntArray) -> None:
     """Write the draws of every part into ``out``, from one table of CDF rows for all of them."""
     first = np.concatenate([p.first for p in parts])
     step = np.concatenate([np.ones_like(p.first) if p.step is None else p.step for p in parts])
@@ -158,20 +159,22 @@ def _draw_parts(u: FloatArray, scores: FloatArray, q: FloatArray, parts: list[_P
     cdf, start = _cdf_rows(row_m, row_q, k_lo, span)
     skew = (1.0 - 2.0 * row_q) / 6.0
     rows = _Rows(
-        centre=row_m * row_q - skew + 0.5,  # + 0.5: continuity
-        sd=np.sqrt(row_m * row_q * (1.0 - row_q)),
-        skew=skew,
-        offset=start - k_lo,
+        centre=(row_m * row_q - skew + 0.5).astype(np.float32),  # + 0.5: continuity
+        sd=np.sqrt(row_m * row_q * (1.0 - row_q)).astype(np.float32),
+        skew=skew.astype(np.float32),
+        before=start - k_lo - 1,
     )
     chunk = max(1, CHUNK_DRAWS // u.shape[1])
     at = 0
     for part in parts:
         part_rows = first_row[at : at + len(part.take)]
         at += len(part.take)
+        # a draw's row: part_rows + (m - first) / step, which is m + base when the step is 1
+        base = part_rows - part.first if part.times is None else part_rows
         tiled = np.tile(u[part.uniform], min(chunk, len(part.take)))
         for begin in range(0, len(part.take), chunk):
             c = slice(begin, begin + chunk)
-            row = part_rows[c, None] + (part.m[c] - part.first[c, None] if part.times is None else part.times[c])
+            row = base[c, None] + (part.m[c] if part.times is None else part.times[c])
             found = _lookup(cdf, rows, row, part.m[c], scores[part.uniform], tiled)
             if part.add:
                 out[part.take[c]] += found
@@ -181,15 +184,19 @@ def _draw_parts(u: FloatArray, scores: FloatArray, q: FloatArray, parts: list[_P
 
 @dataclass(frozen=True)
 class _Rows:
-    """Per CDF row: where a draw's search starts (centre + sd z + skew z^2), and k's offset in the table."""
+    """Per CDF row: where a draw's search starts (centre + sd z + skew z^2), and where k - 1 sits in the table.
 
-    centre: FloatArray
-    sd: FloatArray
-    skew: FloatArray
-    offset: IntArray
+    The start is float32: the walk ends at the same exact k from any start in the row,
+    and float32 halves the work of computing it.
+    """
+
+    centre: Float32Array
+    sd: Float32Array
+    skew: Float32Array
+    before: IntArray
 
 
-def _lookup(cdf: FloatArray, rows: _Rows, row: IntArray, m: IntArray, z: FloatArray, u: FloatArray) -> IntArray:
+def _lookup(cdf: FloatArray, rows: _Rows, row: IntArray, m: IntArray, z: Float32Array, u: FloatArray) -> IntArray:
     """Return the draws whose CDF rows are ``row`` (slices x resamples, or slices x 1); ``z`` is (z, z^2).
 
     ``u`` is the uniforms tiled flat, at least one run of them per slice.
@@ -200,10 +207,10 @@ def _lookup(cdf: FloatArray, rows: _Rows, row: IntArray, m: IntArray, z: FloatAr
     position = guess.astype(np.int64)
     np.maximum(position, 0, out=position)
     np.minimum(position, m, out=position)
-    offset = rows.offset[row]
-    position += offset
+    before = rows.before[row]
+    position += before
     found = _walk(cdf, position.ravel(), u[: position.size]).reshape(position.shape)
-    found -= offset
+    found -= before
     return found
 
 
@@ -276,14 +283,18 @@ def _fill_block(block: FloatArray, m: IntArray, q: FloatArray, k_lo: IntArray, s
     block[:, -1] = 2.0
 
 
-def _walk(cdf: FloatArray, position: IntArray, u: FloatArray) -> IntArray:
-    """Return, per draw, the first position of its CDF row that reaches u, searching from ``position``."""
-    up = np.flatnonzero(cdf[position] < u)
+def _walk(cdf: FloatArray, before: IntArray, u: FloatArray) -> IntArray:
+    """Return, per draw, the position just before the first entry of its CDF row that reaches u, from ``before``.
+
+    Working one entry back, both checks index a table directly (no ``position - 1``).
+    """
+    at = cdf[1:]
+    up = np.flatnonzero(at[before] < u)
     while up.size:
-        position[up] += 1
-        up = up[cdf[position[up]] < u[up]]
-    down = np.flatnonzero(cdf[position - 1] >= u)
+        before[up] += 1
+        up = up[at[before[up]] < u[up]]
+    down = np.flatnonzero(cdf[before] >= u)
     while down.size:
-        position[down] -= 1
-        down = down[cdf[position[down] - 1] >= u[down]]
-    return position
+        before[down] -= 1
+        down = down[cdf[before[down]] >= u[down]]
+    return before
