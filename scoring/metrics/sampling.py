@@ -265,7 +265,8 @@ def _fill_block(block: FloatArray, m: IntArray, q: FloatArray, k_lo: IntArray, s
     ratio = (m + 1.0)[:, None] - k_plus_1  # m - k, exact: 0 at k = m, below past it
     ratio *= (q / (1.0 - q))[:, None]
     ratio /= k_plus_1  # pmf(k + 1) / pmf(k)
-    np.maximum(ratio, 0.0, out=ratio)
+    past_m = ratio[:, max(0, int((m - k_lo).min())) :]  # only k past m gives m - k < 0: most blocks have none
+    np.maximum(past_m, 0.0, out=past_m)
     block[:, 0] = -1.0
     block[:, 1] = 1.0
     np.cumprod(ratio, axis=1, out=block[:, 2:-1])
