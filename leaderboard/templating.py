@@ -129,7 +129,9 @@ def isoutc(value: datetime | None) -> str:
 
 
 def metric_name(key: str) -> str:
-    """Return the human name of a metric or count (the registry's label); other keys and paths are spelled out."""
+    """Return the human name of a metric or count (the registry's label), of a metric path as the board names it."""
+    if "." in key:
+        return path_label(key)
     try:
         return metric_label(key)
     except UnknownMetricError:
