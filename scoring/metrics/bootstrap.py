@@ -28,11 +28,12 @@ answers nothing); an interval is null when none is.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
+from scoring.metrics.cdf_rows import rank_uniforms
 from scoring.metrics.counts import SliceCounts
 from scoring.metrics.registry import METRICS
 from scoring.metrics.sampling import Float32Array, binomial, start_scores
@@ -69,10 +70,28 @@ def _start_scores(rows: int, resamples: int, seed: int) -> Float32Array:
     return scores
 
 
-def _fixed(k: int, resamples: int, seed: int) -> tuple[FloatArray, Float32Array]:
-    """Return the uniforms and start scores that K-class count tables draw from."""
+@functools.lru_cache(maxsize=16)
+def _ranks(rows: int, resamples: int, seed: int) -> IntArray:
+    """Return ``rank_uniforms(uniforms(rows, ...))``, the uniforms' sort order (read-only, computed once)."""
+    ranks = rank_uniforms(uniforms(rows, resamples=resamples, seed=seed))
+    ranks.setflags(write=False)
+    return ranks
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """The fixed uniforms (rows, 3, R) count tables draw from, with their start scores and ranks (sampling)."""
+
+    u: FloatArray
+    scores: Float32Array
+    ranks: IntArray
+
+
+def _fixed(k: int, resamples: int, seed: int) -> Fixed:
+    """Return the uniforms, start scores and ranks that K-class count tables draw from."""
     rows = k * (k + 1) + 1
-    return uniforms(rows, resamples=resamples, seed=seed), _start_scores(rows, resamples, seed)
+    return Fixed(uniforms(rows, resamples=resamples, seed=seed), _start_scores(rows, resamples, seed),
+                  _ranks(rows, resamples, seed))
 
 
 def _share(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
@@ -84,14 +103,14 @@ def _share(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
 class _Splits:
     """Draws one binomial split after another, each with the next row of uniforms."""
 
-    def __init__(self, u: FloatArray, seed: int, row: int, scores: Float32Array | None) -> None:
-        self.u, self.seed, self.row, self.scores = u, seed, row, scores
+    def __init__(self, fixed: Fixed, seed: int, row: int) -> None:
+        self.fixed, self.seed, self.row = fixed, seed, row
 
     def split(self, total: IntArray, part: IntArray, whole: IntArray, out: IntArray | None = None) -> IntArray:
         """Return Binomial(total, part / whole) per slice and resample (written into ``out`` when given)."""
-        scores = None if self.scores is None else self.scores[self.row]
-        drawn = binomial(self.u[self.row], total, _share(part, whole), seed=self.seed, split=self.row, scores=scores,
-                         out=out)
+        fixed, row = self.fixed, self.row
+        drawn = binomial(fixed.u[row], total, _share(part, whole), seed=self.seed, split=row, scores=fixed.scores[row],
+                         ranks=fixed.ranks[row], out=out)
         self.row += 1
         return drawn
 
@@ -113,24 +132,24 @@ def _total(parts: list[IntArray]) -> IntArray:
     return summed
 
 
-def correct_draws(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: Float32Array | None = None) -> IntArray:
+def correct_draws(cells: IntArray, *, fixed: Fixed, seed: int = SEED) -> IntArray:
     """Return the resampled number of correct answers, (S, R), of stacked cells (S, K, K+1)."""
     n = cells.sum(axis=(1, 2))
     correct = np.diagonal(cells[:, :, 1:], axis1=1, axis2=2).sum(axis=1)
-    return _Splits(u, seed, CORRECT_ROW, scores).split(n, correct, n)
+    return _Splits(fixed, seed, CORRECT_ROW).split(n, correct, n)
 
 
-def draw_cells(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: Float32Array | None = None) -> IntArray:
+def draw_cells(cells: IntArray, *, fixed: Fixed, seed: int = SEED) -> IntArray:
     """Return resampled cells of stacked slices (S, K, K+1) as an (S, R, K, K+1) view."""
     k = cells.shape[1]
     n = cells.sum(axis=(1, 2))
     diagonal = [cells[:, g, g + 1] for g in range(k)]
     wrong = [cells[:, g, p + 1] for g in range(k) for p in range(k) if p != g]
     abstained = [cells[:, g, 0] for g in range(k)]
-    splits = _Splits(u, seed, CORRECT_ROW, scores)
+    splits = _Splits(fixed, seed, CORRECT_ROW)
     n_correct = splits.split(n, _total(diagonal), n)
     n_wrong = splits.split(n[:, None] - n_correct, _total(wrong), n - _total(diagonal))
-    out = np.empty((k, k + 1, len(n), u.shape[2]), dtype=np.int64)
+    out = np.empty((k, k + 1, len(n), fixed.u.shape[2]), dtype=np.int64)
     splits.spread(n_correct, diagonal, [out[g, g + 1] for g in range(k)])
     splits.spread(n_wrong, wrong, [out[g, p + 1] for g in range(k) for p in range(k) if p != g])
     left = n[:, None] - n_correct
@@ -139,10 +158,10 @@ def draw_cells(cells: IntArray, *, u: FloatArray, seed: int = SEED, scores: Floa
     return np.moveaxis(out, (0, 1), (2, 3))
 
 
-def draw_groups(groups: IntArray, *, u: FloatArray, seed: int = SEED, scores: Float32Array | None = None) -> IntArray:
+def draw_groups(groups: IntArray, *, fixed: Fixed, seed: int = SEED) -> IntArray:
     """Return resampled (missed, all right) group counts, (S, R, 2), of stacked tables (S, 2)."""
     total = groups.sum(axis=1)
-    right = _Splits(u, seed, GROUP_ROW, scores).split(total, groups[:, 1], total)
+    right = _Splits(fixed, seed, GROUP_ROW).split(total, groups[:, 1], total)
     return np.stack([total[:, None] - right, right], axis=-1)
 
 
@@ -151,11 +170,11 @@ def resample(counts: SliceCounts, *, resamples: int = RESAMPLES, seed: int = SEE
     single = counts.cells.ndim == 2
     cells = counts.cells[None] if single else counts.cells
     k = cells.shape[1]
-    u, scores = _fixed(k, resamples, seed)
-    batch = replace(counts, cells=draw_cells(cells, u=u, seed=seed, scores=scores), calibration=None, ranking=None)
+    fixed = _fixed(k, resamples, seed)
+    batch = replace(counts, cells=draw_cells(cells, fixed=fixed, seed=seed), calibration=None, ranking=None)
     if counts.groups is not None:
         groups = counts.groups[None] if single else counts.groups
-        batch = replace(batch, groups=draw_groups(groups, u=u, seed=seed, scores=scores))
+        batch = replace(batch, groups=draw_groups(groups, fixed=fixed, seed=seed))
     if single:
         batch = replace(batch, cells=batch.cells[0], groups=None if batch.groups is None else batch.groups[0])
     return batch
@@ -241,12 +260,12 @@ def _rows(counts: SliceCounts, rows: slice) -> SliceCounts:
 def accuracy_intervals(cells: IntArray, *, resamples: int = RESAMPLES, seed: int = SEED) -> FloatArray:
     """Return (S, 2) accuracy intervals of stacked cells: the first split only."""
     k = cells.shape[1]
-    u, scores = _fixed(k, resamples, seed)
+    fixed = _fixed(k, resamples, seed)
     out = np.empty((len(cells), 2))
     step = max(1, CHUNK_DRAWS // resamples)
     for first in range(0, len(cells), step):
         part = cells[first : first + step]
-        drawn = correct_draws(part, u=u, seed=seed, scores=scores)
+        drawn = correct_draws(part, fixed=fixed, seed=seed)
         out[first : first + step] = count_interval(drawn, part.sum(axis=(1, 2)))
     return out
 

@@ -24,12 +24,11 @@ often without a step. Three ways, by the size of the table a slice would need:
 - **generator**: ``Generator.binomial`` seeded by (seed, split), for slices of
   millions of items, where even that table would be large and draws are few.
 
-All the rows one call needs, of every way and part, are built as one table, so the
-fixed cost of building CDF blocks is paid once per call.
-
-A row covers k in [mq - h, mq + h], clipped to [0, m], with h from Bernstein's
-inequality so that each tail left out has probability below e^-46 (about 1e-20), far
-under the 2^-53 spacing of the uniforms.
+All the rows one call needs, of every way and part, are built as one table
+(``scoring.metrics.cdf_rows``), so the fixed cost of building CDF blocks is paid once
+per call. A part with one m per slice (a slice drawn directly with the same m in every
+resample, or the first of its split parts) inverts one row with all the uniforms, so its
+draws come from the sorted uniforms at once (``invert_sorted``), with no lookups.
 """
 
 from __future__ import annotations
@@ -39,33 +38,34 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from scoring.metrics.cdf_rows import cdf_rows, invert_sorted, rank_uniforms, window
+
 FloatArray = npt.NDArray[np.float64]
 Float32Array = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
 
-TAIL_EXPONENT = 46.0
 MAX_ENTRIES_PER_DRAW = 4  # a table larger than this many entries per draw is split in two
 MAX_SPLIT_ENTRIES_PER_DRAW = 24  # ... and past this, the slice uses the generator
 THIRDS_SPREAD = 48  # from this spread of m - lo, the second part is split again (B a + b)
-MERGE_ENTRIES = 4096  # a CDF block costs about as much as this many entries
 CHUNK_DRAWS = 8192  # draws looked up at once: the working arrays stay in the processor's cache
-WIDTH_CLASSES = np.round(8 * np.sqrt(2) ** np.arange(48)).astype(np.int64)  # row widths: 8, 11, 16, 23, 32, ...
 
 
 def binomial(u: FloatArray, m: IntArray, q: FloatArray, *, seed: int, split: int,
-             scores: Float32Array | None = None, out: IntArray | None = None) -> IntArray:
+             scores: Float32Array | None = None, ranks: IntArray | None = None,
+             out: IntArray | None = None) -> IntArray:
     """Return draws of Binomial(m[s, r], q[s]) inverting the uniforms u (3, R), in ``out`` (S, R) when given.
 
     ``m`` is (S, R), or (S,) when every resample of a slice has the same m. ``scores``
-    is ``start_scores(u)``, for a caller that keeps it beside its fixed uniforms.
+    is ``start_scores(u)`` and ``ranks`` is ``rank_uniforms(u)``, for a caller that keeps
+    them beside its fixed uniforms.
     """
     shape = (len(q), u.shape[1])
     lo, hi = (m, m) if m.ndim == 1 else (m.min(axis=1), m.max(axis=1))
     m = m[:, None] if m.ndim == 1 else m  # (S, 1) broadcasts: one row per slice, nothing to copy
     live = (q > 0.0) & (q < 1.0) & (hi > 0)
     q_safe = np.where(live, q, 0.5)
-    direct = live & ((hi - lo + 1) * _window(hi, q_safe)[1] <= MAX_ENTRIES_PER_DRAW * shape[1])
-    split_size = _window(lo, q_safe)[1] + (hi - lo + 1) * (hi - lo + 2) // 2
+    direct = live & ((hi - lo + 1) * window(hi, q_safe)[1] <= MAX_ENTRIES_PER_DRAW * shape[1])
+    split_size = window(lo, q_safe)[1] + (hi - lo + 1) * (hi - lo + 2) // 2
     halves = live & ~direct & (split_size <= MAX_SPLIT_ENTRIES_PER_DRAW * shape[1])
     out = np.empty(shape, dtype=np.int64) if out is None else out
     out[~(direct | halves)] = 0  # the parts write every row of the others
@@ -73,7 +73,7 @@ def binomial(u: FloatArray, m: IntArray, q: FloatArray, *, seed: int, split: int
     out[certain] = np.broadcast_to(m, shape)[certain]
     parts = _parts(m, lo, hi, direct, halves)
     if parts:
-        _draw_parts(u, start_scores(u) if scores is None else scores, q, parts, out)
+        _draw_parts(u, scores, ranks, q, parts, out)
     for s in np.flatnonzero(live & ~direct & ~halves):
         out[s] = np.random.default_rng([seed, split]).binomial(m[s], q[s], size=shape[1])
     return out
@@ -136,34 +136,10 @@ def _rest_parts(take: IntArray, rest: IntArray, spread: IntArray) -> list[_Part]
     return parts
 
 
-def _window(m: IntArray, q: FloatArray) -> tuple[IntArray, IntArray]:
-    """Return the first k and the length of each row's window (Bernstein, tails < e^-46)."""
-    third = TAIL_EXPONENT / 3.0
-    h = np.ceil(third + np.sqrt(third * third + 2.0 * TAIL_EXPONENT * m * q * (1.0 - q))).astype(np.int64) + 1
-    mean = m * q
-    k_lo = np.clip(np.floor(mean).astype(np.int64) - h, 0, m)
-    k_hi = np.clip(np.ceil(mean).astype(np.int64) + h, 0, m)
-    return k_lo, k_hi - k_lo + 1
-
-
-def _draw_parts(u: FloatArray, scores: Float32Array, q: FloatArray, parts: list[_Part], out: IntArray) -> None:
+def _draw_parts(u: FloatArray, scores: Float32Array | None, ranks: IntArray | None, q: FloatArray,
+                parts: list[_Part], out: IntArray) -> None:
     """Write the draws of every part into ``out``, from one table of CDF rows for all of them."""
-    first = np.concatenate([p.first for p in parts])
-    step = np.concatenate([np.ones_like(p.first) if p.step is None else p.step for p in parts])
-    n_rows = (np.concatenate([p.last for p in parts]) - first) // step + 1
-    first_row = np.cumsum(n_rows) - n_rows
-    slice_of_row = np.repeat(np.arange(len(first)), n_rows)
-    row_m = first[slice_of_row] + (np.arange(int(n_rows.sum())) - first_row[slice_of_row]) * step[slice_of_row]
-    row_q = np.concatenate([q[p.take] for p in parts])[slice_of_row]
-    k_lo, span = _window(row_m, row_q)
-    cdf, start = _cdf_rows(row_m, row_q, k_lo, span)
-    skew = (1.0 - 2.0 * row_q) / 6.0
-    rows = _Rows(
-        centre=(row_m * row_q - skew + 0.5).astype(np.float32),  # + 0.5: continuity
-        sd=np.sqrt(row_m * row_q * (1.0 - row_q)).astype(np.float32),
-        skew=skew.astype(np.float32),
-        before=start - k_lo - 1,
-    )
+    first_row, rows = _table(q, parts)
     chunk = max(1, CHUNK_DRAWS // u.shape[1])
     at = 0
     for part in parts:
@@ -171,32 +147,70 @@ def _draw_parts(u: FloatArray, scores: Float32Array, q: FloatArray, parts: list[
         at += len(part.take)
         # a draw's row: part_rows + (m - first) / step, which is m + base when the step is 1
         base = part_rows - part.first if part.times is None else part_rows
+        steps = part.m if part.times is None else part.times
+        if steps.shape[1] == 1:  # every resample inverts the slice's one row: all from the sorted uniforms
+            row = base + steps[:, 0]
+            rank = rank_uniforms(u[part.uniform]) if ranks is None else ranks[part.uniform]
+            k_lo = rows.k_lo[row]
+            found = invert_sorted(rows.cdf, rows.before[row] + k_lo + 1, k_lo, rows.span[row], u[part.uniform], rank)
+            _write(out, part, slice(None), found)
+            continue
+        z = start_scores(u[part.uniform]) if scores is None else scores[part.uniform]
         tiled = np.tile(u[part.uniform], min(chunk, len(part.take)))
         for begin in range(0, len(part.take), chunk):
             c = slice(begin, begin + chunk)
-            row = base[c, None] + (part.m[c] if part.times is None else part.times[c])
-            found = _lookup(cdf, rows, row, part.m[c], scores[part.uniform], tiled)
-            if part.add:
-                out[part.take[c]] += found
-            else:
-                out[part.take[c]] = found
+            _write(out, part, c, _lookup(rows, base[c, None] + steps[c], part.m[c], z, tiled))
+
+
+def _write(out: IntArray, part: _Part, c: slice, found: IntArray) -> None:
+    """Write (or add, for a later part) the draws of the part's slices ``c``."""
+    if part.add:
+        out[part.take[c]] += found
+    else:
+        out[part.take[c]] = found
+
+
+def _table(q: FloatArray, parts: list[_Part]) -> tuple[IntArray, _Rows]:
+    """Return the first row of each part's slices, and the CDF rows of every part."""
+    first = np.concatenate([p.first for p in parts])
+    step = np.concatenate([np.ones_like(p.first) if p.step is None else p.step for p in parts])
+    n_rows = (np.concatenate([p.last for p in parts]) - first) // step + 1
+    first_row = np.cumsum(n_rows) - n_rows
+    slice_of_row = np.repeat(np.arange(len(first)), n_rows)
+    row_m = first[slice_of_row] + (np.arange(int(n_rows.sum())) - first_row[slice_of_row]) * step[slice_of_row]
+    row_q = np.concatenate([q[p.take] for p in parts])[slice_of_row]
+    k_lo, span = window(row_m, row_q)
+    cdf, start = cdf_rows(row_m, row_q, k_lo, span)
+    skew = (1.0 - 2.0 * row_q) / 6.0
+    return first_row, _Rows(
+        cdf=cdf,
+        centre=(row_m * row_q - skew + 0.5).astype(np.float32),  # + 0.5: continuity
+        sd=np.sqrt(row_m * row_q * (1.0 - row_q)).astype(np.float32),
+        skew=skew.astype(np.float32),
+        before=start - k_lo - 1,
+        k_lo=k_lo,
+        span=span,
+    )
 
 
 @dataclass(frozen=True)
 class _Rows:
-    """Per CDF row: where a draw's search starts (centre + sd z + skew z^2), and where k - 1 sits in the table.
+    """The CDF table, and per row: where a draw's search starts (centre + sd z + skew z^2), where k - 1 sits.
 
     The start is float32: the walk ends at the same exact k from any start in the row,
-    and float32 halves the work of computing it.
+    and float32 halves the work of computing it. ``k_lo`` and ``span`` are each row's window.
     """
 
+    cdf: FloatArray
     centre: Float32Array
     sd: Float32Array
     skew: Float32Array
     before: IntArray
+    k_lo: IntArray
+    span: IntArray
 
 
-def _lookup(cdf: FloatArray, rows: _Rows, row: IntArray, m: IntArray, z: Float32Array, u: FloatArray) -> IntArray:
+def _lookup(rows: _Rows, row: IntArray, m: IntArray, z: Float32Array, u: FloatArray) -> IntArray:
     """Return the draws whose CDF rows are ``row`` (slices x resamples, or slices x 1); ``z`` is (z, z^2).
 
     ``u`` is the uniforms tiled flat, at least one run of them per slice.
@@ -209,79 +223,9 @@ def _lookup(cdf: FloatArray, rows: _Rows, row: IntArray, m: IntArray, z: Float32
     np.minimum(position, m, out=position)
     before = rows.before[row]
     position += before
-    found = _walk(cdf, position.ravel(), u[: position.size]).reshape(position.shape)
+    found = _walk(rows.cdf, position.ravel(), u[: position.size]).reshape(position.shape)
     found -= before
     return found
-
-
-def _cdf_rows(m: IntArray, q: FloatArray, k_lo: IntArray, span: IntArray) -> tuple[FloatArray, IntArray]:
-    """Return every row's CDF in one flat array, and where each row's first k sits.
-
-    A row is padded to a width class (more k past its window; their mass is below
-    e^-46, or zero past m) and computed with the rows of its class, each row on its
-    own: no sum runs across rows, so a row's values depend only on its m and q. Each
-    row is framed by -1.0 before it and 2.0 as its last entry, so a walk never leaves it.
-    """
-    width = _merge_classes(WIDTH_CLASSES[np.searchsorted(WIDTH_CLASSES, span + 2)])
-    order = np.argsort(width, kind="stable")
-    start = np.empty(len(m), dtype=np.int64)
-    start[order] = np.cumsum(width[order]) - width[order] + 1
-    cdf = np.empty(int(width.sum()))
-    ordered = width[order]
-    edges = np.flatnonzero(np.diff(ordered)) + 1
-    with np.errstate(over="ignore", invalid="ignore"):  # rows that overflow are redone in logs
-        for rows in np.split(order, edges):
-            w = int(width[rows[0]])
-            block = cdf[start[rows[0]] - 1 : start[rows[0]] - 1 + len(rows) * w].reshape(len(rows), w)
-            _fill_block(block, m[rows], q[rows], k_lo[rows], span[rows])
-    return cdf, start
-
-
-def _merge_classes(width: IntArray) -> IntArray:
-    """Return the widths with small classes moved up to a wider one.
-
-    A block costs about as much as ``MERGE_ENTRIES`` entries, so rows whose move to
-    the next class up would add fewer entries than that join it (and may move on).
-    """
-    classes, counts = np.unique(width, return_counts=True)
-    moves_up = np.zeros(len(classes), dtype=bool)
-    carried = 0
-    for i in range(len(classes) - 1):
-        carried += int(counts[i])
-        moves_up[i] = carried * int(classes[i + 1] - classes[i]) < MERGE_ENTRIES
-        carried = carried if moves_up[i] else 0
-    kept = np.flatnonzero(~moves_up)  # the widest class always stays
-    merged: IntArray = classes[kept[np.searchsorted(kept, np.searchsorted(classes, width))]]
-    return merged
-
-
-def _fill_block(block: FloatArray, m: IntArray, q: FloatArray, k_lo: IntArray, span: IntArray) -> None:
-    """Write CDF rows into ``block``: -1.0, then the CDF from k_lo on, ending in 2.0.
-
-    Each row is divided by its value at the end of its window (span), so the padding
-    past it changes nothing inside the window.
-    """
-    k_plus_1 = (k_lo + 1.0)[:, None] + np.arange(block.shape[1] - 3, dtype=np.float64)
-    ratio = (m + 1.0)[:, None] - k_plus_1  # m - k, exact: 0 at k = m, below past it
-    ratio *= (q / (1.0 - q))[:, None]
-    ratio /= k_plus_1  # pmf(k + 1) / pmf(k)
-    past_m = ratio[:, max(0, int((m - k_lo).min())) :]  # only k past m gives m - k < 0: most blocks have none
-    np.maximum(past_m, 0.0, out=past_m)
-    block[:, 0] = -1.0
-    block[:, 1] = 1.0
-    np.cumprod(ratio, axis=1, out=block[:, 2:-1])
-    values = block[:, 1:-1]
-    np.cumsum(values, axis=1, out=values)
-    end = (np.arange(len(m)), span - 1)
-    values /= values[end][:, None]
-    huge = ~np.isfinite(values[end])  # pmf(k_lo) below 1e-308 of the mode: q within ~1e-9 of 0 or 1
-    if huge.any():
-        with np.errstate(divide="ignore"):
-            log_ratio = np.log(ratio[huge])
-        log_pmf = np.concatenate((np.zeros((len(log_ratio), 1)), np.cumsum(log_ratio, axis=1)), axis=1)
-        running = np.cumsum(np.exp(log_pmf - log_pmf.max(axis=1, keepdims=True)), axis=1)
-        values[huge] = running / running[np.arange(len(running)), span[huge] - 1][:, None]
-    block[:, -1] = 2.0
 
 
 def _walk(cdf: FloatArray, before: IntArray, u: FloatArray) -> IntArray:

@@ -34,7 +34,7 @@ def draws(lo: int, spread: int, q: float, seed: int) -> tuple[np.ndarray, np.nda
 def way(lo: int, spread: int, q: float) -> str:
     """Return how binomial() draws a slice like this (its own thresholds, at R resamples)."""
     hi = np.array([lo + spread])
-    if (spread + 1) * sampling._window(hi, np.array([q]))[1][0] <= sampling.MAX_ENTRIES_PER_DRAW * R:
+    if (spread + 1) * sampling.window(hi, np.array([q]))[1][0] <= sampling.MAX_ENTRIES_PER_DRAW * R:
         return "direct"
     return "three parts" if spread >= sampling.THIRDS_SPREAD else "two parts"
 
@@ -80,3 +80,14 @@ def test_a_three_part_draw_changes_with_the_third_uniform_only_where_it_is_used(
     narrow = 1000 + rng.integers(0, 20, R)
     assert np.array_equal(binomial(u, narrow[None, :], q, seed=1, split=1),
                           binomial(other, narrow[None, :], q, seed=1, split=1))
+
+
+@pytest.mark.parametrize(("m", "q"), [(60, 0.3), (1400, 0.6), (7, 0.02), (2000, 0.999)])
+def test_one_m_per_slice_from_the_sorted_uniforms_equals_the_walk(m: int, q: float) -> None:
+    rng = np.random.default_rng(m)
+    u = rng.random((3, R))
+    u[0, :10] = u[0, 10]  # ties draw the same k
+    counts, shares = np.array([m, m // 2]), np.array([q, 1 - q])
+    sorted_way = binomial(u, counts, shares, seed=1, split=1)  # (S,): one row per slice
+    walked = binomial(u, np.repeat(counts[:, None], R, axis=1), shares, seed=1, split=1)  # (S, R): the lookups
+    assert np.array_equal(sorted_way, walked)
