@@ -67,8 +67,8 @@ class SliceCounts:
         """
         tp, gold, predicted = self.per_class
         den = gold + predicted
-        f1: FloatArray = np.zeros_like(den, dtype=np.float64)
-        np.divide(2 * tp, den, out=f1, where=den > 0)
+        # where den is 0 so is tp: 0 / 1 gives the 0 without a masked divide
+        f1: FloatArray = np.true_divide(2 * tp, np.maximum(den, 1))
         return f1, den
 
 

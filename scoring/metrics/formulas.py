@@ -113,6 +113,7 @@ def aurc(counts: SliceCounts) -> FloatArray:
         raise ValueError("aurc needs a ranking table")
     items, wrong = counts.ranking[..., 0], counts.ranking[..., 1]
     so_far = np.cumsum(items, axis=-1)
-    risk = _ratio(np.cumsum(wrong, axis=-1), so_far)
-    area = np.where(items > 0, items * risk, 0.0).sum(axis=-1)
+    # before the first item, wrong so far is 0 too: risk 0 / 1, and the items (0) times it add 0.0
+    risk = np.true_divide(np.cumsum(wrong, axis=-1), np.maximum(so_far, 1))
+    area = (items * risk).sum(axis=-1)
     return _ratio(area, so_far[..., -1])
