@@ -44,7 +44,8 @@ IntArray = npt.NDArray[np.int64]
 RESAMPLES = 1000
 SEED = 20240611
 PERCENTILES = (2.5, 97.5)
-CHUNK_DRAWS = 32768  # resamples drawn at once (slices x resamples): the working set fits a cache
+CHUNK_DRAWS = 8192  # resamples scored at once (slices x resamples): the working set fits a cache, and the
+# temporaries stay small beside the drawn cells (a lower peak, which malloc keeps instead of faulting it in again)
 GROUP_ROW, CORRECT_ROW = 0, 1  # rows of the uniforms; the cell splits follow
 
 
@@ -115,7 +116,10 @@ class _Splits:
         return drawn
 
     def spread(self, total: IntArray, parts: list[IntArray], into: list[IntArray]) -> None:
-        """Deal ``total`` over ``parts`` (counts per slice) like a multinomial, each part's draws ``into`` its array."""
+        """Deal ``total`` over ``parts`` (counts per slice) like a multinomial, each part's draws ``into`` its array.
+
+        ``total`` may be ``into[-1]`` itself: it is read before anything is written there.
+        """
         left, mass = total, _total(parts)
         for i, part in enumerate(parts[:-1]):
             drawn = self.split(left, part, mass, out=into[i])
@@ -146,15 +150,21 @@ def draw_cells(cells: IntArray, *, fixed: Fixed, seed: int = SEED) -> IntArray:
     diagonal = [cells[:, g, g + 1] for g in range(k)]
     wrong = [cells[:, g, p + 1] for g in range(k) for p in range(k) if p != g]
     abstained = [cells[:, g, 0] for g in range(k)]
-    splits = _Splits(fixed, seed, CORRECT_ROW)
-    n_correct = splits.split(n, _total(diagonal), n)
-    n_wrong = splits.split(n[:, None] - n_correct, _total(wrong), n - _total(diagonal))
     out = np.empty((k, k + 1, len(n), fixed.u.shape[2]), dtype=np.int64)
-    splits.spread(n_correct, diagonal, [out[g, g + 1] for g in range(k)])
-    splits.spread(n_wrong, wrong, [out[g, p + 1] for g in range(k) for p in range(k) if p != g])
-    left = n[:, None] - n_correct
+    into_correct = [out[g, g + 1] for g in range(k)]
+    into_wrong = [out[g, p + 1] for g in range(k) for p in range(k) if p != g]
+    into_abstained = [out[g, 0] for g in range(k)]
+    # each total is drawn into the last cell its spread writes (the spread reads it before), so no
+    # total needs an array of its own: less fresh memory for the allocator to hand back and fault in again
+    splits = _Splits(fixed, seed, CORRECT_ROW)
+    n_correct = splits.split(n, _total(diagonal), n, out=into_correct[-1])
+    n_wrong = splits.split(n[:, None] - n_correct, _total(wrong), n - _total(diagonal),
+                           out=into_wrong[-1] if into_wrong else None)
+    left = np.subtract(n[:, None], n_correct, out=into_abstained[-1])
     left -= n_wrong
-    splits.spread(left, abstained, [out[g, 0] for g in range(k)])
+    splits.spread(n_correct, diagonal, into_correct)
+    splits.spread(n_wrong, wrong, into_wrong)
+    splits.spread(left, abstained, into_abstained)
     return np.moveaxis(out, (0, 1), (2, 3))
 
 
