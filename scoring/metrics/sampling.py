@@ -89,8 +89,10 @@ def start_scores(u: FloatArray) -> Float32Array:
 class _Part:
     """Draws of some slices from CDF rows m = first, first + step, ..., last per slice, inverting u[uniform].
 
-    ``m`` is each draw's m (S_p, R) or (S_p, 1); ``times`` each draw's (m - first) / step
-    when the step is not 1. The first part of a slice writes its draws, later ones add theirs.
+    ``m`` is each draw's m (S_p, R) or (S_p, 1), or when ``shared`` the call's whole m, of
+    which the part's slices are the rows ``take`` (not copied: a part's chunks gather
+    theirs); ``times`` each draw's (m - first) / step when the step is not 1. The first
+    part of a slice writes its draws, later ones add theirs.
     """
 
     take: IntArray
@@ -101,6 +103,11 @@ class _Part:
     add: bool
     step: IntArray | None = None
     times: IntArray | None = None
+    shared: bool = False
+
+    def own_m(self, c: slice) -> IntArray:
+        """Return the m of the part's slices ``c``."""
+        return self.m[self.take[c]] if self.shared else self.m[c]
 
 
 def _parts(m: IntArray, lo: IntArray, hi: IntArray, direct: npt.NDArray[np.bool_],
@@ -109,8 +116,7 @@ def _parts(m: IntArray, lo: IntArray, hi: IntArray, direct: npt.NDArray[np.bool_
     parts: list[_Part] = []
     chosen = np.flatnonzero(direct)
     if chosen.size:
-        every = chosen.size == len(m)  # the usual case: no copy of m
-        parts.append(_Part(chosen, 0, m if every else m[chosen], lo[chosen], hi[chosen], add=False))
+        parts.append(_Part(chosen, 0, m, lo[chosen], hi[chosen], add=False, shared=chosen.size < len(m)))
     chosen = np.flatnonzero(halves)
     if chosen.size:
         parts.append(_Part(chosen, 0, lo[chosen, None], lo[chosen], lo[chosen], add=False))
@@ -147,9 +153,8 @@ def _draw_parts(u: FloatArray, scores: Float32Array | None, ranks: IntArray | No
         at += len(part.take)
         # a draw's row: part_rows + (m - first) / step, which is m + base when the step is 1
         base = part_rows - part.first if part.times is None else part_rows
-        steps = part.m if part.times is None else part.times
-        if steps.shape[1] == 1:  # every resample inverts the slice's one row: all from the sorted uniforms
-            row = base + steps[:, 0]
+        if part.m.shape[1] == 1:  # every resample inverts the slice's one row: all from the sorted uniforms
+            row = base + part.own_m(slice(None))[:, 0]  # a part with one m per slice has step 1
             rank = rank_uniforms(u[part.uniform]) if ranks is None else ranks[part.uniform]
             k_lo = rows.k_lo[row]
             found = invert_sorted(rows.cdf, rows.before[row] + k_lo + 1, k_lo, rows.span[row], u[part.uniform], rank)
@@ -159,7 +164,9 @@ def _draw_parts(u: FloatArray, scores: Float32Array | None, ranks: IntArray | No
         tiled = np.tile(u[part.uniform], min(chunk, len(part.take)))
         for begin in range(0, len(part.take), chunk):
             c = slice(begin, begin + chunk)
-            _write(out, part, c, _lookup(rows, base[c, None] + steps[c], part.m[c], z, tiled))
+            m = part.own_m(c)
+            row = base[c, None] + (m if part.times is None else part.times[c])
+            _write(out, part, c, _lookup(rows, row, m, z, tiled))
 
 
 def _write(out: IntArray, part: _Part, c: slice, found: IntArray) -> None:

@@ -87,7 +87,7 @@ def test_one_m_per_slice_from_the_sorted_uniforms_equals_the_walk(m: int, q: flo
     rng = np.random.default_rng(m)
     u = rng.random((3, R))
     u[0, :10] = u[0, 10]  # ties draw the same k
-    counts, shares = np.array([m, m // 2]), np.array([q, 1 - q])
+    counts, shares = np.array([m, 5, m // 2]), np.array([q, 0.0, 1 - q])  # a dead slice: parts take some rows
     sorted_way = binomial(u, counts, shares, seed=1, split=1)  # (S,): one row per slice
     walked = binomial(u, np.repeat(counts[:, None], R, axis=1), shares, seed=1, split=1)  # (S, R): the lookups
     assert np.array_equal(sorted_way, walked)
