@@ -22,7 +22,7 @@ slice's counts never move another slice's interval.
 
 Intervals are numpy's default percentile (linear interpolation) at 2.5 and 97.5 over
 the resampled values that are not null (e.g. selective_accuracy of a resample that
-answers nothing); an interval is null when none is.
+answers nothing); an interval is null when none is (``scoring.metrics.percentiles``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from scoring.metrics.cdf_rows import rank_uniforms
 from scoring.metrics.counts import SliceCounts
+from scoring.metrics.percentiles import count_interval, percentile_interval
 from scoring.metrics.registry import METRICS
 from scoring.metrics.sampling import Float32Array, binomial, start_scores
 
@@ -43,7 +44,6 @@ IntArray = npt.NDArray[np.int64]
 
 RESAMPLES = 1000
 SEED = 20240611
-PERCENTILES = (2.5, 97.5)
 CHUNK_DRAWS = 8192  # resamples scored at once (slices x resamples): the working set fits a cache, and the
 # temporaries stay small beside the drawn cells (a lower peak, which malloc keeps instead of faulting it in again)
 GROUP_ROW, CORRECT_ROW = 0, 1  # rows of the uniforms; the cell splits follow
@@ -188,47 +188,6 @@ def resample(counts: SliceCounts, *, resamples: int = RESAMPLES, seed: int = SEE
     if single:
         batch = replace(batch, cells=batch.cells[0], groups=None if batch.groups is None else batch.groups[0])
     return batch
-
-
-def percentile_interval(values: FloatArray) -> FloatArray:
-    """Return (S, 2): numpy's default percentiles 2.5 and 97.5 of each row's non-NaN values.
-
-    NaN where a row has none. Equal to ``np.percentile(row[~np.isnan(row)], (2.5, 97.5))``
-    (same index arithmetic and interpolation), computed for every row at once.
-    """
-    ordered = np.sort(values, axis=1)  # NaN sorts last
-    return _interpolate(ordered, values.shape[1] - np.isnan(values).sum(axis=1))
-
-
-def count_interval(counts: IntArray, n: IntArray) -> FloatArray:
-    """Return ``percentile_interval(counts / n[:, None])``, sorting the integer counts instead.
-
-    Dividing by a positive n keeps the order, and each order statistic is divided
-    exactly as the metric divides, so the numbers are the same; sorting small integers
-    costs a quarter of sorting floats. A row with n = 0 is NaN.
-    """
-    top = int(n.max(initial=0))
-    narrow = np.int16 if top < 2**15 else np.int32 if top < 2**31 else np.int64
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ordered = np.sort(counts.astype(narrow), axis=1) / n[:, None]  # equal integers: any sort order is the same
-    return _interpolate(ordered, np.where(n > 0, counts.shape[1], 0))
-
-
-def _interpolate(ordered: FloatArray, count: IntArray) -> FloatArray:
-    """Return (S, 2) percentiles 2.5 and 97.5 of rows sorted ascending whose first ``count`` values count."""
-    count = count[:, None]
-    virtual = (count - 1) * np.true_divide(PERCENTILES, 100)
-    below = np.floor(virtual).astype(np.int64)
-    at_end = virtual >= count - 1  # numpy takes the last value there
-    lower = np.maximum(np.where(at_end, count - 1, below), 0)
-    upper = np.maximum(np.where(at_end, count - 1, below + 1), 0)
-    rows = np.arange(len(ordered))[:, None]
-    a, b = ordered[rows, lower], ordered[rows, upper]
-    t = np.where(at_end, 0.0, virtual - below)
-    diff = b - a
-    out: FloatArray = np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
-    out[count[:, 0] == 0] = np.nan
-    return out
 
 
 def batch_intervals(counts: SliceCounts, *, resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, FloatArray]:
