@@ -63,22 +63,6 @@ def uniforms(rows: int, *, resamples: int = RESAMPLES, seed: int = SEED) -> Floa
     return drawn
 
 
-@functools.lru_cache(maxsize=16)
-def _start_scores(rows: int, resamples: int, seed: int) -> Float32Array:
-    """Return ``start_scores(uniforms(rows, ...))``, where draws start searching (read-only, computed once)."""
-    scores = start_scores(uniforms(rows, resamples=resamples, seed=seed))
-    scores.setflags(write=False)
-    return scores
-
-
-@functools.lru_cache(maxsize=16)
-def _ranks(rows: int, resamples: int, seed: int) -> IntArray:
-    """Return ``rank_uniforms(uniforms(rows, ...))``, the uniforms' sort order (read-only, computed once)."""
-    ranks = rank_uniforms(uniforms(rows, resamples=resamples, seed=seed))
-    ranks.setflags(write=False)
-    return ranks
-
-
 @dataclass(frozen=True)
 class Fixed:
     """The fixed uniforms (rows, 3, R) count tables draw from, with their start scores and ranks (sampling)."""
@@ -88,11 +72,14 @@ class Fixed:
     ranks: IntArray
 
 
+@functools.lru_cache(maxsize=16)
 def _fixed(k: int, resamples: int, seed: int) -> Fixed:
-    """Return the uniforms, start scores and ranks that K-class count tables draw from."""
-    rows = k * (k + 1) + 1
-    return Fixed(uniforms(rows, resamples=resamples, seed=seed), _start_scores(rows, resamples, seed),
-                  _ranks(rows, resamples, seed))
+    """Return the uniforms, start scores and ranks that K-class count tables draw from (read-only, built once)."""
+    u = uniforms(k * (k + 1) + 1, resamples=resamples, seed=seed)
+    scores, ranks = start_scores(u), rank_uniforms(u)
+    scores.setflags(write=False)
+    ranks.setflags(write=False)
+    return Fixed(u, scores, ranks)
 
 
 def _share(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
