@@ -65,8 +65,16 @@ def init_app(app: Flask) -> None:
         headtail_metric=headtail_metric,
         result_charts=result_charts,
         value_range=value_range,
+        coarse_step=coarse_step,
     )
     app.context_processor(_upload_limit)
+
+
+def coarse_step(part: Any, metric: str) -> float | None:
+    """Return the step of a coarse figure of a shown slice (its grid), None when the figure is exact."""
+    if not isinstance(part, dict) or not isinstance(part.get("grid"), float):
+        return None
+    return None if metric in (part.get("exact") or ()) else float(part["grid"])
 
 
 def score(value: Any, digits: int = 4) -> str:

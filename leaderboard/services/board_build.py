@@ -26,12 +26,11 @@ from sqlalchemy import and_, func, or_, select
 
 from leaderboard.models import Baseline, Phase, Score, ScoreCell, Submission, Team, User
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.board_cells import Cell
+from leaderboard.services.board_cells import NO_CELL, Cell
 from leaderboard.services.board_spec import BoardSpec
 from leaderboard.services.probing import LadderDecision, ladder_walk, probing_settings, rounded_to_step
 from scoring import higher_is_better
 
-NO_CELL: Cell = (None, None, None)
 CHUNK = 500  # ids per IN list
 
 
@@ -133,7 +132,8 @@ def load_candidates(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
         latest[sub_id] = score_id  # one active score per submission; a duplicate keeps the last
     wanted = set(latest.values())
     metrics = list(dict.fromkeys(v.metric for v in spec.views))
-    cells = select(ScoreCell.score_id, ScoreCell.board, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi)
+    cells = select(ScoreCell.score_id, ScoreCell.board, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi,
+                   ScoreCell.error)
     if owners is None:
         found = ctx.session.connection().execute(cells.where(ScoreCell.phase_id == phase.id,
                                                              ScoreCell.path.in_(metrics))).all()
@@ -141,9 +141,9 @@ def load_candidates(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
         ids = sorted(wanted)
         found = [row for start in range(0, len(ids), CHUNK) for row in ctx.session.connection().execute(
             cells.where(ScoreCell.score_id.in_(ids[start:start + CHUNK]), ScoreCell.path.in_(metrics)))]
-    for score_id, board, path, value, lo, hi in found:
+    for score_id, board, path, value, lo, hi, error in found:
         if score_id in wanted:
-            by_score[score_id].cells[(board, path)] = (value, lo, hi)
+            by_score[score_id].cells[(board, path)] = (value, lo, hi, error)
     return [by_score[score_id] for score_id in wanted]
 
 
@@ -206,8 +206,9 @@ def _order_key(value: float | None, c: Candidate, higher: bool) -> tuple[bool, f
 
 
 def _laddered(cell: Cell, step: float) -> Cell:
-    """Return a cell's figures rounded to the ladder step."""
-    return tuple(None if x is None else rounded_to_step(x, step) for x in cell)  # type: ignore[return-value]
+    """Return a cell's figures rounded to the ladder step (its error as it is)."""
+    value, lo, hi = (None if x is None else rounded_to_step(x, step) for x in cell[:3])
+    return value, lo, hi, cell[3]
 
 
 def entry_rows(*, phase: Phase, spec: BoardSpec, board: str, view_index: int, candidates: list[Candidate],
@@ -254,5 +255,5 @@ def _cell(c: Candidate, board: str, metric: str, ladder: tuple[dict[int, LadderD
     cell = c.cells.get((board, metric), NO_CELL)
     if ladder is None or c.is_baseline:
         return cell
-    value, lo, hi = _laddered(cell, ladder[1])
-    return (ladder[0][c.submission_id].shown if metric == primary else value), lo, hi
+    value, lo, hi, error = _laddered(cell, ladder[1])
+    return (ladder[0][c.submission_id].shown if metric == primary else value), lo, hi, error

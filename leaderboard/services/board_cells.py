@@ -23,7 +23,8 @@ from leaderboard.services.board_spec import BOARDS, BoardSpec
 from leaderboard.services.visibility import visible_results
 
 CHUNK = 200  # result objects held in memory at once while computing cells
-Cell = tuple[float | None, float | None, float | None]  # value, lo, hi
+Cell = tuple[float | None, float | None, float | None, float | None]  # value, lo, hi, error (None: exact)
+NO_CELL: Cell = (None, None, None, None)
 
 
 def shown_split(phase: Phase, board: str) -> str:
@@ -45,50 +46,59 @@ def as_board(phase: Phase, board: str) -> Phase:
 
 def score_cells(results: dict[str, Any], *, phase: Phase, spec: BoardSpec,
                 builtin: bool) -> Iterator[tuple[str, str, Cell]]:
-    """Yield (board, path, (value, lo, hi)) of every path of the spec as participants see it on each board.
+    """Yield (board, path, (value, lo, hi, error)) of every path of the spec as participants see it on each board.
 
-    A view's ranking metric is shown like the phase's primary metric in ``overall``: to 4
-    decimals, wherever visibility shows its slice at all (a ranking needs its figure; other
-    slice figures keep visibility's coarser grid). docs/PROBING.md states what this costs.
+    A view's ranking metric is exact wherever visibility shows its slice (services/ranked_figures.py);
+    other figures keep visibility's coarser grid, their step as the cell's error. docs/PROBING.md
+    states what this costs.
     """
     for board in BOARDS:
         shown = visible_results(results, phase=as_board(phase, board), overall_only=builtin)
-        split = shown_split(phase, board)
-        part, exact = shown, results if split == "all" else (results.get("splits") or {}).get(split) or {}
+        part = shown
         if board == "closed" and phase.has_private_split:
-            part = (shown.get("splits") or {}).get(split) or {}
+            part = (shown.get("splits") or {}).get(shown_split(phase, board)) or {}
         for path in spec.paths:
-            cell = read_path(part, path)
-            if path in spec.ranked and cell[0] is not None:
-                cell = tuple(None if x is None else round(x, 4) for x in read_path(exact, path))  # type: ignore[assignment]
-            yield board, path, cell
+            yield board, path, read_path(part, path)
 
 
 def read_path(result: dict[str, Any], path: str) -> Cell:
-    """Return (value, lo, hi) of a metric path in a (shown) result object; None where it is absent."""
+    """Return (value, lo, hi, error) of a metric path in a (shown) result object; None where it is absent.
+
+    ``error`` is how far the shown value can be from the exact one (a coarse figure's step), None when exact.
+    """
     parts = path.split(".")
     if len(parts) == 1:
         return _slice_cell(result.get("overall"), parts[0])
     if parts[0] == "pairs":
-        return _number((result.get("pairs") or {}).get(parts[1])), None, None
+        pairs = result.get("pairs") or {}
+        return _number(pairs.get(parts[1])), None, None, _error(pairs, parts[1])
     if parts[0] == "popularity":
         popularity = result.get("popularity") or {}
         if parts[1] in ("gap", "relative_drop"):
-            return _number((popularity.get(parts[1]) or {}).get(parts[2])), None, None
+            error = ((popularity.get("error") or {}).get(parts[1]) or {}).get(parts[2])
+            return _number((popularity.get(parts[1]) or {}).get(parts[2])), None, None, _number(error)
         return _slice_cell(popularity.get(parts[1]), parts[2])
     table = (result.get("breakdowns") or {}).get(parts[1]) or {}
     return _slice_cell(table.get(".".join(parts[2:-1])), parts[-1])
 
 
 def _slice_cell(part: Any, metric: str) -> Cell:
-    """Return one metric of a slice object with its interval."""
+    """Return one metric of a slice object with its interval and its error."""
     if not isinstance(part, dict):
-        return None, None, None
+        return NO_CELL
     value = _number(part.get(metric))
+    error = _error(part, metric)
     interval = (part.get("ci") or {}).get(metric) if isinstance(part.get("ci"), dict) else None
     if value is None or not isinstance(interval, list) or len(interval) != 2:
-        return value, None, None
-    return value, _number(interval[0]), _number(interval[1])
+        return value, None, None, error
+    return value, _number(interval[0]), _number(interval[1]), error
+
+
+def _error(part: dict[str, Any], key: str) -> float | None:
+    """Return the step of a coarse figure of a slice (its grid), None when the figure is exact or absent."""
+    if part.get(key) is None or key in (part.get("exact") or ()) or key in ("n", "n_pairs", "incomplete_pairs"):
+        return None
+    return _number(part.get("grid"))
 
 
 def _number(value: Any) -> float | None:
@@ -129,7 +139,7 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec, board: B
         chunk = {row[0]: bool(row[1]) for row in missing[start:start + CHUNK]}
         results = session.execute(select(Score.id, Score.results).where(Score.id.in_(list(chunk)))).all()
         rows = [{"score_id": score_id, "phase_id": phase.id, "board": board_name, "path": path,
-                 "value": cell[0], "lo": cell[1], "hi": cell[2]}
+                 "value": cell[0], "lo": cell[1], "hi": cell[2], "error": cell[3]}
                 for score_id, result in results
                 for board_name, path, cell in score_cells(result, phase=phase, spec=spec, builtin=chunk[score_id])]
         if rows:

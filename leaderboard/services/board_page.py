@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.board_cells import Cell
+from leaderboard.services.board_cells import NO_CELL, Cell
 from leaderboard.services.board_read import ShownRow, cells_of, shown_cells
 from leaderboard.services.board_rules import SPLIT_WORDS, STAT_RANK_NOTE
 from leaderboard.services.board_spec import PAIR_KEYS, path_label
@@ -139,7 +139,7 @@ def _page_row(row: ShownRow, board: Leaderboard, cells: dict[str, Cell], headtai
               fields: tuple[tuple[str, tuple[str, ...]], ...], pairs: tuple[str, ...],
               bands: dict[int, int]) -> PageRow:
     """Return one printed row with its section cells (already rounded, laddered, blank when withheld)."""
-    shown, empty = cells, (None, None, None)
+    shown, empty = cells, NO_CELL
     url = row.metadata.get("url")
     return PageRow(
         row=row, badges=badges(row.metadata), url=url if isinstance(url, str) else None,

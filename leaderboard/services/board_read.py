@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 from leaderboard.models import BoardRow, ScoreCell
 from leaderboard.runtime import ServiceContext
-from leaderboard.services.board_cells import Cell
+from leaderboard.services.board_cells import NO_CELL, Cell
 from leaderboard.services.probing import NOT_SCORES, rounded_to_step
 from leaderboard.services.visibility import round_floats
 
@@ -136,11 +136,11 @@ def cells_of(ctx: ServiceContext, *, board: str, rows: Iterable[Any],
         return out
     for start in range(0, len(ids), 500):
         found = ctx.session.execute(
-            select(ScoreCell.score_id, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi)
+            select(ScoreCell.score_id, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi, ScoreCell.error)
             .where(ScoreCell.board == board, ScoreCell.score_id.in_(ids[start:start + 500]),
                    ScoreCell.path.in_(list(paths))))
-        for score_id, path, value, lo, hi in found:
-            out.setdefault(score_id, {})[path] = (value, lo, hi)
+        for score_id, path, value, lo, hi, error in found:
+            out.setdefault(score_id, {})[path] = (value, lo, hi, error)
     return out
 
 
@@ -154,9 +154,9 @@ def shown_cells(cells: dict[str, Cell], *, step: float | None, withheld: bool) -
         if step is not None and leaf in COUNT_LEAVES:
             continue
         if step is not None and leaf not in NOT_SCORES:
-            cell = tuple(None if x is None else rounded_to_step(x, step) for x in cell)  # type: ignore[assignment]
+            cell = (*(None if x is None else rounded_to_step(x, step) for x in cell[:3]), cell[3])
         if leaf in WHOLE_LEAVES and isinstance(cell[0], float) and cell[0].is_integer():
-            cell = (int(cell[0]), None, None)
+            cell = (int(cell[0]), None, None, None)
         out[path] = tuple(round_floats(list(cell)))  # type: ignore[assignment]
     return out
 
@@ -171,7 +171,7 @@ def _shown(row: BoardRow, cells: dict[str, Cell], columns: Sequence[str]) -> Sho
         is_baseline=row.is_baseline, builtin=row.builtin, submission_id=row.submission_id, score_id=row.score_id,
         submitted_at=row.submitted_at, submissions=row.submissions, value=round_floats(row.value),
         ci=None if ci is None else (round(ci[0], 4), round(ci[1], 4)),
-        columns=shown_cells({p: cells.get(p, (None, None, None)) for p in columns}, step=row.ladder_step,
+        columns=shown_cells({p: cells.get(p, NO_CELL) for p in columns}, step=row.ladder_step,
                             withheld=row.withheld),
         user_id=row.user_id, team_id=row.team_id, ladder_step=row.ladder_step, withheld=row.withheld)
 

@@ -9,11 +9,14 @@ the width of the slice's 95% interval, and two decimals always print it).
 
 A fixed grid alone still leaks: a participant who moves a figure to a rounding boundary
 reads one item per upload there. The grid is therefore *dithered*: a figure is rounded
-after adding an offset u in [-½, ½) grid steps that comes from an HMAC, keyed by the
-phase's label-file SHA-256 (never shown to participants), of the slice's exact figures.
-The same file always shows the same numbers, any change of the slice's items draws a
-fresh offset, and a shown value only says the exact one lies within one grid step of
-it: a single changed item never decides the shown value. docs/PROBING.md measures it.
+after adding an offset u in [-½, ½) grid steps drawn from an HMAC keyed by the phase's
+label-file SHA-256 (never shown to participants) of the slice's path and of the
+submission's own answers (its *draw*, ``with_draw``), never of the exact figures. The
+same file always shows the same numbers; any change of the answers draws every offset
+afresh, so two uploads whose slice has the same counts show independent readings, as
+two uploads whose counts differ do (a draw keyed on the exact figures made equal counts
+show equal figures: an equality oracle). A shown value says only that the exact one
+lies within one grid step of it. docs/PROBING.md measures what is left.
 """
 
 from __future__ import annotations
@@ -23,10 +26,59 @@ import hmac
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+
+from scoring.types import Predictions
 
 GRIDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 """The grids a shown figure can sit on, finest first."""
+
+
+@dataclass(frozen=True)
+class Draw:
+    """What a submission's dither offsets are drawn from: digests of its answers, and of answers with confidences."""
+
+    answers: str
+    confidences: str
+
+    def to_json(self) -> dict[str, str]:
+        """Return the draw as stored in a result object (``results["draw"]``; never shown to participants)."""
+        return {"answers": self.answers, "confidences": self.confidences}
+
+
+def draw_of_predictions(predictions: Predictions) -> Draw:
+    """Return the draw of a validated prediction file: SHA-256 of its answers, then with its confidences.
+
+    Answers are the class codes in the label set's item order, so the same answers give
+    the same draw whatever the file's format; confidences only move the calibration
+    figures' offsets (repeating a file with other confidences reads its rates again as they were).
+    """
+    answers = hashlib.sha256(b"answers\0" + np.asarray(predictions.answer, dtype=np.int8).tobytes()).hexdigest()
+    confidence = predictions.confidence
+    extra = b"" if confidence is None else np.nan_to_num(np.asarray(confidence, dtype=np.float64), nan=-1.0).tobytes()
+    return Draw(answers=answers[:32], confidences=hashlib.sha256(answers.encode() + extra).hexdigest()[:32])
+
+
+def with_draw(results: dict[str, Any], predictions: Predictions) -> dict[str, Any]:
+    """Return a result object with its submission's draw stored beside the figures."""
+    return {**results, "draw": draw_of_predictions(predictions).to_json()}
+
+
+def draw_of_results(results: Mapping[str, Any]) -> Draw:
+    """Return the draw stored in a result object; one kept from before draws existed gets one from its figures.
+
+    Such a result (an old archive, a score not rescored since) draws from all its exact
+    figures at once: two files then show equal figures only when every figure of theirs
+    is equal, never one slice alone. Migration 0009 gives stored scores their file's digest.
+    """
+    stored = results.get("draw")
+    if isinstance(stored, Mapping) and isinstance(stored.get("answers"), str):
+        return Draw(answers=str(stored["answers"]), confidences=str(stored.get("confidences") or stored["answers"]))
+    figures = hashlib.sha256(json.dumps(results, sort_keys=True, default=str).encode()).hexdigest()[:32]
+    return Draw(answers=figures, confidences=figures)
 
 
 def grid_for(answered: int) -> float:
@@ -74,63 +126,112 @@ def thinned(points: list[Any], *, n: int, gap: int) -> list[Any]:
 
 
 def differences(buckets: Mapping[str, Any], rates: frozenset[str]) -> dict[str, Any]:
-    """Return gap (head - tail) and relative_drop (gap / head) of the rates both shown buckets carry."""
+    """Return gap (head - tail) and relative_drop (gap / head) of the rates both shown buckets carry.
+
+    ``error`` bounds how far each difference of coarse figures can be from the exact one:
+    the head's and the tail's steps added up (a figure ranked exact counts 0).
+    """
     head, tail = buckets["head"], buckets["tail"]
     gap: dict[str, float] = {}
     drop: dict[str, float | None] = {}
+    error: dict[str, dict[str, float]] = {"gap": {}, "relative_drop": {}}
     for metric in sorted(rates):
         if isinstance(head.get(metric), float) and isinstance(tail.get(metric), float):
             gap[metric] = round(head[metric] - tail[metric], 4)
             drop[metric] = round(gap[metric] / head[metric], 4) if head[metric] else None
-    return {"gap": gap, "relative_drop": drop}
+            h_err, t_err = _step(head, metric), _step(tail, metric)
+            if h_err or t_err:
+                error["gap"][metric] = round(h_err + t_err, 4)
+                if drop[metric] is not None:
+                    error["relative_drop"][metric] = _drop_error(head[metric], tail[metric], h_err, t_err)
+    return {"gap": gap, "relative_drop": drop, "error": error}
+
+
+def _step(part: Mapping[str, Any], metric: str) -> float:
+    """Return how far a shown figure of a slice can be from its exact value: its grid, 0 when it is exact."""
+    grid = part.get("grid")
+    if not isinstance(grid, float) or metric in (part.get("exact") or ()):
+        return 0.0
+    return grid
+
+
+def _drop_error(head: float, tail: float, h_err: float, t_err: float) -> float:
+    """Return the largest distance of 1 - tail/head from its shown value over head ± h_err, tail ± t_err (at most 1)."""
+    shown = 1.0 - tail / head
+    corners = [1.0 - t / h for h in (head - h_err, head + h_err) for t in (tail - t_err, tail + t_err) if h > 0]
+    if head - h_err <= 0 or not corners:
+        return 1.0
+    return round(min(max(abs(c - shown) for c in corners), 1.0), 4)
 
 
 class Dither:
-    """Rounds the figures of one phase's slices onto their grids, with offsets keyed by the phase's label file."""
+    """Rounds the figures of one phase's slices onto their grids, offsets keyed by the phase's label file.
 
-    def __init__(self, key: str) -> None:
+    ``draw`` is the submission's (``draw_of_results``): every offset comes from it and the
+    figure's path. Without one (the attack suite's control runs: ``visibility.FRESH_DRAWS``
+    off) offsets come from the slice's exact figures, as before issue 17: an equality oracle.
+    """
+
+    def __init__(self, key: str, draw: Draw | None = None) -> None:
         self.key = key
+        self.draw = draw
+
+    def _shift(self, path: str, exact: Any, *, calibration: bool = False) -> float:
+        """Return the offset of the figures at path: from the draw, else from their exact figures."""
+        if self.draw is None:
+            return offset(self.key, path, exact)
+        return offset(self.key, path, self.draw.confidences if calibration else self.draw.answers)
 
     def slice(self, part: Mapping[str, Any], *, exact: Mapping[str, Any], path: str, grid: float,
-              rates: frozenset[str], calibration: frozenset[str]) -> dict[str, Any]:
+              rates: frozenset[str], calibration: frozenset[str],
+              keep: frozenset[str] = frozenset()) -> dict[str, Any]:
         """Return a slice (part, as shown so far) whose rates, intervals and calibration figures sit on the grid.
 
-        The offsets come from the slice's ``exact`` figures: rates share one drawn without
-        the calibration ones (changing confidences alone never redraws it); calibration
-        figures get one drawn from every figure, confidences included.
+        Rates share one offset (drawn from the answers: changing confidences alone never
+        redraws it), calibration figures another (drawn with the confidences). Intervals
+        are widened by one step on each side, so they hold the exact interval as well as
+        the shown figure. Metrics in ``keep`` (a ranking's figure) stay exact, with their interval.
         """
-        shift = offset(self.key, path, figures_of(exact, leave_out=calibration))
-        calibration_shift = offset(self.key, path + "#calibration", exact)
+        shift = self._shift(path, figures_of(exact, leave_out=calibration))
+        calibration_shift = self._shift(path + "#calibration", exact, calibration=True)
         shown: dict[str, Any] = {}
         for key, value in part.items():
-            if key in rates:
+            if key in keep:
+                shown[key] = value
+            elif key in rates:
                 shown[key] = on_grid(value, grid=grid, shift=shift)
             elif key == "ci" and isinstance(value, Mapping):
-                shown[key] = {metric: self._interval(bounds, grid=grid, shift=shift)
+                shown[key] = {metric: bounds if metric in keep else self._interval(bounds, grid=grid, shift=shift)
                               for metric, bounds in value.items()}
             elif key in calibration and key != "risk_coverage":
                 shown[key] = on_grid(value, grid=grid, shift=calibration_shift)
             else:
                 shown[key] = value
         shown["grid"] = grid
+        kept = sorted(key for key in keep if key in part)
+        if kept:
+            shown["exact"] = kept
         return shown
 
     def value(self, value: Any, *, exact: Any, path: str, grid: float) -> Any:
-        """Return one calibration figure on the grid, its offset drawn from ``exact``."""
-        return on_grid(value, grid=grid, shift=offset(self.key, path + "#calibration", exact))
+        """Return one calibration figure on the grid, its offset drawn with the confidences."""
+        return on_grid(value, grid=grid, shift=self._shift(path + "#calibration", exact, calibration=True))
 
     def shares(self, part: Mapping[str, Any], *, exact: Mapping[str, Any], path: str, grid: float,
-               keys: tuple[str, ...]) -> dict[str, Any]:
-        """Return an object whose share figures (keys) sit on the grid, the rest as they are."""
-        shift = offset(self.key, path, exact)
-        return {key: on_grid(value, grid=grid, shift=shift) if key in keys else value for key, value in part.items()}
+               keys: tuple[str, ...], keep: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """Return an object whose share figures (keys) sit on the grid, the rest (and ``keep``) as they are."""
+        shift = self._shift(path, exact)
+        shown = {key: on_grid(value, grid=grid, shift=shift) if key in keys and key not in keep else value
+                 for key, value in part.items()}
+        shown["grid"] = grid
+        return shown
 
     def curve(self, points: list[Any], *, exact: list[Any], path: str, n: int) -> list[list[float]]:
         """Return risk-coverage points with each risk on the grid of the items up to its coverage."""
         shown = []
         for index, point in enumerate(points):
             coverage, risk = float(point[0]), point[1]
-            shift = offset(self.key, f"{path}[{index}]", exact)
+            shift = self._shift(f"{path}[{index}]", exact, calibration=True)
             shown.append([round(coverage, 4), on_grid(risk, grid=grid_for(round(coverage * n)), shift=shift)])
         return shown
 
@@ -145,7 +246,7 @@ class Dither:
             answered = part.get("n") if isinstance(part, Mapping) else None
             if not isinstance(answered, int) or answered < min_items:
                 continue
-            shift = offset(self.key, f"{path}[{index}]", dict(part))
+            shift = self._shift(f"{path}[{index}]", dict(part), calibration=True)
             shown.append({"lo": part.get("lo"), "hi": part.get("hi"), "n": answered,
                           "accuracy": on_grid(part.get("accuracy"), grid=grid_for(answered), shift=shift),
                           "confidence": _two_decimals(part.get("confidence")), "grid": grid_for(answered)})
@@ -153,10 +254,13 @@ class Dither:
 
     @staticmethod
     def _interval(bounds: Any, *, grid: float, shift: float) -> Any:
-        """Return an interval [lo, hi] with both bounds on the grid (None as it is)."""
-        if not isinstance(bounds, (list, tuple)):
+        """Return an interval [lo, hi] on the grid, one step wider on each side (within [0, 1]; None as it is)."""
+        if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
             return bounds
-        return [on_grid(bound, grid=grid, shift=shift) for bound in bounds]
+        lo, hi = (on_grid(bound, grid=grid, shift=shift) for bound in bounds)
+        if not isinstance(lo, float) or not isinstance(hi, float):
+            return [lo, hi]
+        return [round(max(lo - grid, 0.0), 4), round(min(hi + grid, 1.0), 4)]
 
 
 def _two_decimals(value: Any) -> Any:

@@ -111,12 +111,13 @@ def feedback_rule(phase: Phase) -> str:
     """Return which public feedback rule applies to the phase, as the phase page and leaderboard state it."""
     settings = probing_settings(phase)
     slices = (f"Breakdown rows need at least {settings.min_slice_items} answered items to be shown, "
-              f"calibration figures {CURVE_MIN_ANSWERED}; breakdown figures are shown to the precision their "
-              "sample supports.")
+              f"calibration figures {CURVE_MIN_ANSWERED}, and a file's scores a file answering at least "
+              f"{settings.min_slice_items}; figures other than the ranking's are coarse, shown with ± the step "
+              "their sample supports.")
     if settings.min_answered is not None:
         slices += f" A file must answer at least {settings.min_answered} items."
     if not settings.ladder:
-        return f"Public scores are exact (rounded to 4 decimals). {slices}"
+        return f"The public ranking value is exact (rounded to 4 decimals). {slices}"
     step = ("a step of " + f"{settings.ladder_step:g}" if settings.ladder_step is not None
             else "a step of max(0.001, 1/√(public items))")
     return ("Public scores follow the ladder with " + step + ": a new submission's public score is shown only "
@@ -269,7 +270,7 @@ def ladder_view(shown: dict[str, Any], decision: LadderDecision, *, metric: str)
 
 
 COUNT_KEYS = frozenset({"answered", "correct"})
-NOT_SCORES = frozenset({"n", "n_items", "n_pairs", "incomplete_pairs", "lo", "hi", "file", "feedback", "grid"})
+NOT_SCORES = frozenset({"n", "n_items", "n_pairs", "incomplete_pairs", "lo", "hi", "file", "feedback", "grid", "error"})
 
 
 def _rounded_tree(value: Any, step: float, key: str | None = None) -> Any:
@@ -282,10 +283,29 @@ def _rounded_tree(value: Any, step: float, key: str | None = None) -> Any:
         return value
     if isinstance(value, dict):
         if isinstance(value.get("grid"), float) and value["grid"] >= step:
-            return {k: v for k, v in value.items() if k not in COUNT_KEYS}
-        return {k: _rounded_tree(v, step, k) for k, v in value.items() if k not in COUNT_KEYS}
+            return _coarse_slice(value, step)
+        return {k: _rounded_tree(v, step, k) for k, v in value.items() if k not in COUNT_KEYS and k != "exact"}
     if isinstance(value, list):
         return [_rounded_tree(item, step) for item in value]
     if isinstance(value, float):
         return rounded_to_step(value, step)
     return value
+
+
+def _coarse_slice(part: dict[str, Any], step: float) -> dict[str, Any]:
+    """Return a slice already on a grid at least as coarse as the step: only its exact (ranked) figures take the step.
+
+    Rounding its gridded figures again would only move them off their grid.
+    """
+    exact = set(part.get("exact") or ())
+    out: dict[str, Any] = {}
+    for key, value in part.items():
+        if key in COUNT_KEYS or key == "exact":
+            continue
+        if key in exact:
+            out[key] = _rounded_tree(value, step, key)
+        elif key == "ci" and isinstance(value, dict):
+            out[key] = {m: _rounded_tree(bounds, step) if m in exact else bounds for m, bounds in value.items()}
+        else:
+            out[key] = value
+    return out

@@ -27,6 +27,7 @@ from leaderboard.services import jobs, quota
 from leaderboard.services.board_events import board_changed
 from leaderboard.services.labelsets import load_phase_labels
 from leaderboard.services.lifecycle import claim, quick_retries
+from leaderboard.services.precision import with_draw
 from leaderboard.services.scoring_runs import record_score
 from scoring import LabelSet, PredictionFileError, evaluate, read_predictions
 from scoring.correctness import item_correctness
@@ -95,7 +96,7 @@ def rescore_one(ctx: ServiceContext, *, submission_id: int, phase: Phase, labels
     except PredictionFileError as error:
         _fail_invalid(ctx, submission, version=version, errors=error.to_json(), refund=was_scored)
         return False
-    results = evaluate(labels, predictions)
+    results = with_draw(evaluate(labels, predictions), predictions)
     claimed = utcnow()
     # Taken and scored in one transaction: readers see the old score until the new one is committed.
     if not claim(ctx, submission_id, Submission.status.in_(RESCORED), status="scoring", scoring_started_at=claimed):

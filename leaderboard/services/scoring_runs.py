@@ -30,6 +30,7 @@ from leaderboard.services.board_events import board_changed
 from leaderboard.services.errors import LabelIntegrityError
 from leaderboard.services.labelsets import load_phase_labels
 from leaderboard.services.lifecycle import claim, held_by, quick_retries, rollback_quietly
+from leaderboard.services.precision import with_draw
 from scoring import PredictionFileError, evaluate, read_predictions
 from scoring.correctness import ItemCorrectness, item_correctness
 
@@ -142,7 +143,7 @@ def _run(ctx: ServiceContext, submission_id: int, claimed: datetime) -> None:
         _fail_invalid(ctx, submission, claimed, detail=f"the file is not valid against label version "
                                                        f"{label_version}", errors=error.to_json())
         return
-    results = evaluate(labels, predictions)
+    results = with_draw(evaluate(labels, predictions), predictions)
     current = ctx.session.scalar(select(Phase.label_version).where(Phase.id == phase.id))
     if current != label_version:  # the labels were replaced while we scored: score again on the new ones
         if claim(ctx, submission_id, held_by(claimed), status="queued", scoring_started_at=None,

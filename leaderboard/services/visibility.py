@@ -12,11 +12,17 @@ Organizers see everything. For anyone else:
   at least ``min_slice_items`` answered items (counted over the whole file while the
   private split is hidden: whether a slice appears must not count public items);
   calibration figures and curves only with 100. Such a slice shows no counts and its
-  figures, intervals included, on the grid its answered items support, dithered
-  (services/precision.py): an exact slice figure is a differencing oracle, open or
-  closed. ``overall`` keeps its exact rates (its counts only from ``min_slice_items``);
-  ``ece``, ``aurc``, risk-coverage points and reliability bins are on the grid, points
-  and bins at least max(min_slice_items, N/20) items apart.
+  figures, intervals included, on the grid its answered items support, dithered with
+  offsets drawn from the submission's own answers (services/precision.py): an exact
+  slice figure is a differencing oracle, open or closed, and offsets drawn from the
+  exact figures an equality oracle.
+- Exact (4 decimals) are only the figures the phase ranks by (its views' metrics) where
+  their slice is shown, and ``overall``'s ``n``, ``answered`` and ``answer_rate`` (the
+  participant's own file). Every other figure of ``overall`` is on its grid like a
+  slice's, and ``correct`` is not shown. A file answering fewer than ``min_slice_items``
+  items shows no figure of ``overall`` at all: two or three answered items with one exact
+  figure would tell their labels. ``ece``, ``aurc``, risk-coverage points and reliability
+  bins are on the grid, points and bins at least max(min_slice_items, N/20) items apart.
 - Built-in baselines show overall scores only. Under ``public_feedback: ladder`` the
   public figures follow the ladder (services/probing.py).
 
@@ -31,8 +37,9 @@ from typing import Any, cast
 
 from leaderboard.models import Phase
 from leaderboard.services.access import phase_status
-from leaderboard.services.precision import Dither, differences, grid_for, thinned
+from leaderboard.services.precision import Dither, differences, draw_of_results, grid_for, thinned
 from leaderboard.services.probing import CURVE_MIN_ANSWERED, LadderDecision, ladder_view, probing_settings
+from leaderboard.services.ranked_figures import ranked_figures
 
 DECIMALS = 4
 CALIBRATION_DECIMALS = 2
@@ -51,8 +58,18 @@ SHARES = ("both_correct", "head_only", "tail_only", "neither")
 SAMPLE_PRECISION = True
 """Slices, calibration figures and curves reach participants on their sample's grid (services/precision.py);
 the attack suite's control runs turn it off."""
+FRESH_DRAWS = True
+"""Dither offsets come from the submission's answers (any change draws afresh); the attack suite's control runs
+turn it off (offsets from the slice's exact figures: equal counts show equal figures, an equality oracle)."""
+OVERALL_BOUNDED = True
+"""Only ranked figures and the file's own counts are exact in ``overall``, the rest on its grid, and a file answering
+fewer than min_slice_items items shows none; the attack suite's control runs turn it off (every overall rate exact)."""
+OWN_KEYS = frozenset({"n", "answered", "answer_rate"})
+"""Figures of ``overall`` that only count the participant's own file (while no private split is hidden)."""
 CURVE_POINTS = 20
 """Risk-coverage points and reliability bins shown at most: at least N / CURVE_POINTS items apart (or in a bin)."""
+FEW_ANSWERED_NOTE = ("Your file answers fewer than {k} items: no score of it is shown, since a figure over so few "
+                     "answers would tell their labels.")
 SMALL_SLICE_NOTE = ("Breakdown rows with fewer than {k} answered items are not shown, and calibration "
                     "figures need 100, so that no single item's correctness can be read off.")
 HIDDEN_SPLIT_NOTE = ("Until the phase closes, figures that would tell which of your answered items belong to this "
@@ -70,10 +87,10 @@ def visible_results(results: dict[str, Any], *, phase: Phase, viewer_is_organize
     submission's ladder decision (probing.submission_decision) when the ladder applies.
     """
     if viewer_is_organizer:
-        return cast(dict[str, Any], round_floats(results))
+        return cast(dict[str, Any], round_floats({k: v for k, v in results.items() if k != "draw"}))
+    rules = _Rules(phase, results)
     if overall_only:
         results = _overall_only(results)
-    rules = _Rules(phase)
     if private_hidden(results, phase=phase):
         public = (results.get("splits") or {}).get("public") or {}
         shown = rules.redact(public, reference=results, path="splits.public.", hide_membership=True)
@@ -105,13 +122,14 @@ def file_summary(results: dict[str, Any]) -> dict[str, Any]:
 class _Rules:
     """The slice rules of one phase, collecting the notes to show with the result."""
 
-    def __init__(self, phase: Phase) -> None:
+    def __init__(self, phase: Phase, results: dict[str, Any]) -> None:
         self.settings = probing_settings(phase)
-        self.primary = phase.primary_metric
+        self.ranked = ranked_figures(phase)
         self.notes: list[str] = []
         self.hide = False
         self.path = ""
-        self.dither = Dither(phase.labels_sha256) if SAMPLE_PRECISION else None
+        draw = draw_of_results(results) if FRESH_DRAWS else None
+        self.dither = Dither(phase.labels_sha256, draw) if SAMPLE_PRECISION else None
 
     def redact(self, result: dict[str, Any], *, reference: dict[str, Any], path: str = "",
                hide_membership: bool = False) -> dict[str, Any]:
@@ -120,7 +138,7 @@ class _Rules:
         shown: dict[str, Any] = {key: result[key] for key in ("n_items",) if key in result}
         reach = _answered(reference.get("overall") or {})
         if "overall" in result:
-            shown["overall"] = self.slice(result["overall"], reach, keep_small=True, path="overall")
+            shown["overall"] = self.overall(result["overall"], reach)
         if reach >= CURVE_MIN_ANSWERED and not hide_membership:
             if "aurc" in result:
                 shown["aurc"] = self._calibration(result["aurc"], reach, exact=result, path="aurc")
@@ -141,23 +159,38 @@ class _Rules:
                 shown["popularity_curve"] = curve
         return shown
 
-    def slice(self, part: dict[str, Any], answered: int, *, path: str,
-              keep_small: bool = False) -> dict[str, Any] | None:
+    def overall(self, part: dict[str, Any], answered: int) -> dict[str, Any]:
+        """Return the overall slice as shown: ranked figures and own counts exact, the rest on the grid.
+
+        A file answering fewer than min_slice_items items shows its own counts only.
+        """
+        if not OVERALL_BOUNDED:
+            return self.slice(part, answered, path="overall", keep_small=True) or {}
+        own = set() if self.hide else set(OWN_KEYS)
+        if answered < self.settings.min_slice_items:
+            self.notes.append(FEW_ANSWERED_NOTE.format(k=self.settings.min_slice_items))
+            return {key: part[key] for key in ("n", "answered") if key in part and key in own}
+        return self.slice(part, answered, path="overall", keep_small=True, own=frozenset(own)) or {}
+
+    def slice(self, part: dict[str, Any], answered: int, *, path: str, keep_small: bool = False,
+              own: frozenset[str] = frozenset()) -> dict[str, Any] | None:
         """Return one slice as shown, or None when it has too few answered items.
 
-        Every slice but overall is shown on its grid (no counts); overall keeps its
-        exact rates, its calibration figures on the grid.
+        Every slice is shown on its grid (no counts) but for the figures the phase ranks
+        by and, in overall, the file's own counts (``own``). With OVERALL_BOUNDED off,
+        overall keeps every rate exact, its calibration figures on the grid.
         """
         small = answered < self.settings.min_slice_items
         if small and not keep_small:
             self._note()
             return None
-        hidden = set(CURVE_KEYS) if answered < CURVE_MIN_ANSWERED else set()
-        coarse = self.dither is not None and not keep_small
+        exact = self.ranked.get(path, frozenset())
+        hidden = set(CURVE_KEYS - exact) if answered < CURVE_MIN_ANSWERED else set()
+        coarse = self.dither is not None and (not keep_small or OVERALL_BOUNDED)
         if small or coarse:
-            hidden |= COUNT_KEYS
+            hidden |= COUNT_KEYS - own
         if self.hide:
-            hidden |= MEMBERSHIP_KEYS - {self.primary}
+            hidden |= MEMBERSHIP_KEYS - exact
         shown = {key: value for key, value in part.items() if key in SLICE_KEYS and key not in hidden}
         if "risk_coverage" in shown:
             shown["risk_coverage"] = self.thinned(shown["risk_coverage"], int(part.get("n") or 0))
@@ -165,9 +198,9 @@ class _Rules:
             shown["ci"] = {metric: ci for metric, ci in shown["ci"].items() if metric not in hidden}
         if coarse and self.dither is not None:
             return self.dither.slice(shown, exact=part, path=self.path + path, grid=grid_for(answered),
-                                     rates=RATE_KEYS, calibration=CURVE_KEYS)
+                                     rates=RATE_KEYS, calibration=CURVE_KEYS, keep=(exact | own) & shown.keys())
         for key in ("ece", "aurc"):
-            if key in shown:
+            if key in shown and key not in exact:
                 shown[key] = self._calibration(shown[key], answered, exact=part, path=f"{path}.{key}")
         return shown
 
@@ -193,6 +226,12 @@ class _Rules:
         both = "head" in out and "tail" in out
         if self.dither is not None:  # from the figures shown, so the differences add nothing to them
             out.update(differences(out, RATE_KEYS) if both else {"gap": {}, "relative_drop": {}})
+            for key in ("gap", "relative_drop") if both else ():
+                for metric in self.ranked.get(f"popularity.{key}", frozenset()):  # a ranked difference is exact
+                    exact = (popularity.get(key) or {}).get(metric)
+                    if metric in out[key] and isinstance(exact, (int, float)):
+                        out[key][metric] = exact
+                        out.get("error", {}).get(key, {}).pop(metric, None)
             return out
         for key in ("gap", "relative_drop"):
             values = popularity.get(key) or {}
@@ -206,8 +245,9 @@ class _Rules:
             shown.update({share: None for share in SHARES})
             self._note()
         elif self.dither is not None and pairs.get("n_pairs"):
+            keep = self.ranked.get("pairs", frozenset())
             shown = self.dither.shares(shown, exact=pairs, path=self.path + "pairs",
-                                       grid=grid_for(int(pairs["n_pairs"])), keys=SHARES)
+                                       grid=grid_for(int(pairs["n_pairs"])), keys=SHARES, keep=keep)
         return shown
 
     def curve(self, bins: list[dict[str, Any]], reference: list[dict[str, Any]],

@@ -1,4 +1,4 @@
-"""The submission page says breakdown figures are shown to the precision their sample supports (participants only)."""
+"""The submission page says coarse figures are shown to the precision their sample supports (participants only)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 
 from leaderboard.services.submissions import accept_submission
 
-SENTENCE = "Breakdown figures are shown to the precision their sample supports"
+SENTENCE = "Figures marked ± are coarse: shown to the precision their sample supports"
 
 
 def test_a_participant_reads_the_precision_sentence_above_the_breakdowns(ctx, client, make_phase, make_user,

@@ -58,10 +58,14 @@ def test_slices_show_no_counts_and_sit_on_their_grid() -> None:
                                                             - shown["popularity"]["tail"]["accuracy"], 4)
 
 
-def test_overall_keeps_exact_rates_and_counts_with_calibration_on_its_grid() -> None:
+def test_overall_keeps_its_ranked_figure_and_own_counts_exact_and_the_rest_on_its_grid() -> None:
     overall = visible_results(_results(), phase=_phase())["overall"]
-    assert overall["accuracy"] == round(700 / 1200, 4) and overall["correct"] == 700
-    assert _on(overall["ece"], grid_for(1200)) and abs(overall["ece"] - 0.123456) <= grid_for(1200)
+    assert overall["accuracy"] == round(700 / 1200, 4) and overall["exact"] == ["accuracy", "answer_rate", "answered",
+                                                                                "n"]
+    assert "correct" not in overall and overall["answered"] == 1200 and overall["grid"] == grid_for(1200)
+    assert overall["ci"]["accuracy"] == [round(700 / 1200 - 0.08, 4), round(700 / 1200 + 0.08, 4)]
+    assert all(_on(overall[m], grid_for(1200)) for m in ("f1", "macro_f1", "selective_accuracy", "ece"))
+    assert abs(overall["ece"] - 0.123456) <= grid_for(1200)
 
 
 def test_the_same_file_shows_the_same_numbers_and_one_flipped_item_is_no_oracle() -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
+from leaderboard.services import visibility
 from leaderboard.services.visibility import SMALL_SLICE_NOTE, visible_results
 
 
@@ -72,7 +75,17 @@ def test_calibration_figures_need_a_hundred_answered_items() -> None:
     assert "ece" not in big["breakdowns"]["category"]["lonely"]
 
 
-def test_counts_of_a_small_overall_are_not_shown() -> None:
+def test_a_file_answering_fewer_than_min_slice_items_shows_no_overall_figure_only_its_own_counts() -> None:
+    results = _results()
+    results["overall"] = _slice(100, 0.01, answered=1)
+    shown = visible_results(results, phase=_phase())
+    assert shown["overall"] == {"n": 100, "answered": 1}
+    assert any("fewer than 25 items" in warning for warning in shown["warnings"])
+
+
+def test_with_the_bound_off_a_small_overall_keeps_its_exact_rates_without_counts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(visibility, "OVERALL_BOUNDED", False)
     results = _results()
     results["overall"] = _slice(100, 0.01, answered=1)
     shown = visible_results(results, phase=_phase())

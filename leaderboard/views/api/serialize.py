@@ -167,6 +167,7 @@ def leaderboard_row(row: ShownRow, columns: tuple[str, ...]) -> schemas.Leaderbo
         submission_id=row.submission_id, submitted_at=as_aware_utc(row.submitted_at), value=row.value,
         ci=None if row.ci is None else list(row.ci),
         columns={path: row.columns.get(path, (None,))[0] for path in columns},
+        errors={path: cell[3] for path in columns if (cell := row.columns.get(path)) and cell[3] is not None},
         submissions=row.submissions, mine=row.mine,
     )
 
