@@ -36,6 +36,9 @@ class User(Base):
     is_organizer: Mapped[bool] = mapped_column(Boolean, default=False)
     # Bumped at logout: a session cookie carries the version it was issued under.
     session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # When the owner followed the emailed confirmation link (services/confirmation.py); None: not confirmed.
+    # Asked only while the instance sends mail; accounts made by the operator count as confirmed.
+    email_confirmed_at: Mapped[datetime | None] = mapped_column(DateTime)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     # Flask-Login protocol, kept here so the model needs no Flask import.
@@ -85,12 +88,36 @@ class Competition(Base):
     slug: Mapped[str] = mapped_column(String(64), unique=True)
     title: Mapped[str] = mapped_column(String(200))
     description: Mapped[str] = mapped_column(Text, default="")
+    # The owner: the organizer who manages it (services/access.py); None: only the operator (CLI) does.
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # Participants need an organizer's approval before they can submit (services/participation.py).
+    requires_approval: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     phases: Mapped[list[Phase]] = relationship(
         back_populates="competition", order_by="Phase.position", cascade="all, delete-orphan"
     )
+
+
+class Participation(Base):
+    """One account's request to take part in a competition that requires approval, and the organizers' answer.
+
+    ``status`` is 'pending', 'approved' or 'refused'; each account asks for itself (team
+    members too). Only an approved account may submit while the competition requires approval.
+    """
+
+    __tablename__ = "participations"
+    __table_args__ = (UniqueConstraint("competition_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    requested_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime)
+    decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
 
 
 class Team(Base):
@@ -381,6 +408,7 @@ class ScoreCell(Base):
     value: Mapped[float | None] = mapped_column(Float)
     lo: Mapped[float | None] = mapped_column(Float)
     hi: Mapped[float | None] = mapped_column(Float)
+    error: Mapped[float | None] = mapped_column(Float)  # a coarse figure's step (docs/PROBING.md); None: exact
 
 
 class BoardRow(Base):
@@ -423,3 +451,25 @@ class BoardRow(Base):
     ci_hi: Mapped[float | None] = mapped_column(Float)
     ladder_step: Mapped[float | None] = mapped_column(Float)  # figures rounded to this step (the ladder)
     withheld: Mapped[bool] = mapped_column(Boolean, default=False)  # under the ladder, nothing released yet
+
+
+class MailOutbox(Base):
+    """One mail to send (services/outbox.py): written with the event that causes it, sent by a background sender.
+
+    Due while ``sent_at`` is empty and ``next_attempt_at`` has come; each attempt moves
+    ``next_attempt_at`` ahead first (the claim), so one sender at a time holds it and a
+    sender that dies leaves it due again later. Given up: ``next_attempt_at`` empty, unsent.
+    """
+
+    __tablename__ = "mail_outbox"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    recipient: Mapped[str] = mapped_column(String(320))
+    subject: Mapped[str] = mapped_column(String(300))
+    body: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(32))  # e.g. "confirm_email"; what the next mails say about themselves
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
+    last_error: Mapped[str | None] = mapped_column(Text)  # for the operator's eyes (logs, database), never a page
