@@ -11,10 +11,12 @@
    function of (a's label, b's label), so each shown figure rules hypotheses out.
 4. Many accounts: attack 1 with every upload from a fresh account (under the ladder each
    account's first upload is released with every slice).
+5. Zero floor (found while writing these): a dithered figure that is exactly 0 is shown 0,
+   so a row answered no but for one target shows f1 > 0 only when the target is true.
 
 Every attack claims what it read and never abstains on a row it can read, so a defence
-shows as claims no better than a coin; attack 3 claims only what every hypothesis left
-agrees on, so a sound defence shows as no claims.
+shows as claims no better than a coin; attacks 3 and 5 claim only what the figures prove
+(every hypothesis left agrees), so a sound defence shows as no claims.
 """
 
 from __future__ import annotations
@@ -94,6 +96,27 @@ def tiny_files(platform: Platform, caller: Caller, phase_id: int, pairs: list[tu
     return decoded
 
 
+def zero_floor(platform: Platform, caller: Caller, phase_id: int, items: list[Item], *,
+               uploads: int) -> dict[str, bool]:
+    """Answer everything no but one target per tested group yes; a row's f1 shown above what 0 can show says true.
+
+    An exact 0 (no true positive in the row) stays 0 whatever the dither, and its interval
+    [0, 0] stays within a step and its widening of 0; one true positive makes both positive.
+    Claims only what that proves: a target is true.
+    """
+    tested = packed(items, size=uploads)
+    everything = {item.id: False for item in items}
+    decoded: dict[str, bool] = {}
+    for u in range(uploads):
+        targets = {group: group.items[u] for group in tested}
+        answers = everything | {target.id: True for target in targets.values()}
+        shown = platform.upload_and_read(caller, phase_id, csv_file(answers))
+        for group, target in targets.items():
+            if any(_positive_f1(row(shown, where)) for where in group.owned):
+                decoded[target.id] = True
+    return decoded
+
+
 def uploads_until_refused(platform: Platform, caller: Caller, phase_id: int, item: Item, *,
                           attempts: int) -> tuple[int, int | None]:
     """Attack 5's budget: upload a one-item file until refused; return (accepted uploads, the refusal's status)."""
@@ -120,6 +143,19 @@ def _unchanged(reference: dict[str, Any], shown: dict[str, Any], group: Group) -
     if not readable:
         return None
     return all(before == after for before, after in readable)
+
+
+def _positive_f1(part: dict[str, Any] | None) -> bool:
+    """Return whether a shown row proves its exact f1 above 0: the value, or its interval's top, beyond 0's reach."""
+    if part is None:
+        return False
+    width = _width(part, "f1")
+    value = part.get("f1")
+    interval = (part.get("ci") or {}).get("f1")
+    top = interval[1] if isinstance(interval, list) and len(interval) == 2 else None
+    widened = width if width > EXACT else 0.0  # a coarse interval is one step wider on each side
+    return (isinstance(value, (int, float)) and value >= width - 1e-9) or (
+        isinstance(top, (int, float)) and top >= width + widened - 1e-9)
 
 
 def _figures(a_true: bool, b_true: bool, n_items: int) -> dict[str, tuple[float, float]]:
@@ -149,10 +185,11 @@ def _fits(shown: dict[str, Any], figures: dict[str, tuple[float, float]]) -> boo
 
 
 def _width(shown: dict[str, Any], key: str) -> float:
-    """Return how far the exact figure may lie from the shown one: its grid when it has one, else 4 decimals."""
+    """Return how far the exact figure may lie from the shown one: its grid unless it is listed exact, else 4 decimals.
+
+    A count is an integer: exact within a half.
+    """
     grid = shown.get("grid")
-    if isinstance(grid, dict):
-        grid = grid.get(key)
-    if key in ("correct", "answered"):
-        return 0.5 if not isinstance(grid, (int, float)) else float(grid)
-    return float(grid) if isinstance(grid, (int, float)) and not isinstance(grid, bool) else EXACT
+    if not isinstance(grid, (int, float)) or isinstance(grid, bool) or key in (shown.get("exact") or ()):
+        return 0.5 if key in ("correct", "answered") else EXACT
+    return float(grid)

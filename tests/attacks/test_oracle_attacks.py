@@ -12,7 +12,13 @@ everything, so the defended test can fail:
   them for a file answering fewer than ``min_slice_items`` items. Off: exact.
 
 The attacker's prior (docs of each attack in oracle_world.py): one known label per tested
-group; for membership, one public item of each label per group.
+group; for membership, one public item of each label per group. Accounts of the ladder
+attack come from /register (a browser's form, CSRF and all) with tokens made on /account.
+
+Measured here (1,200 items, 20 tested groups, 3 swapped uploads), defaults vs switch off:
+equality oracle 35 right/25 wrong vs 57/3; membership 20/15 vs 31/2; tiny files 0 claims
+vs 40/40; fresh accounts under the ladder 35/25 vs 57/3. The zero floor is not covered:
+28 of 34 true targets proved, 0 wrong, under the defaults (its test is a strict xfail).
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ def _phase(platform: Platform, items: list[Item], *, private: bool = False, **se
 
 def _defence_off(monkeypatch: pytest.MonkeyPatch, switch: str) -> None:
     """Turn one of visibility's defences off for this test."""
-    monkeypatch.setattr(visibility, switch, False, raising=False)
+    monkeypatch.setattr(visibility, switch, False)
 
 
 def _labels(decoded: dict[str, oracle_attacks.Status], items: list[Item]) -> tuple[int, int]:
@@ -172,3 +178,20 @@ def test_a_phase_with_a_daily_limit_refuses_the_upload_after_it(platform: Platfo
     phase_id = platform.phase([], labels=label_file(real_items, private=False), config=CONFIG, max_per_day=3)
     assert oracle_attacks.uploads_until_refused(platform, attacker(), phase_id, real_items[0],
                                                 attempts=30) == (3, 429)
+
+
+@pytest.mark.xfail(strict=True, reason="open leak (issue 17): the dither keeps an exact 0 at 0, so f1 > 0 (or its "
+                   "interval's top at two steps) proves a true positive; measured 28 of 34 true targets, 0 wrong")
+def test_zero_floor_proves_no_label(platform: Platform, attacker: Attacker, real_items: list[Item]) -> None:
+    phase_id = _phase(platform, real_items)
+    decoded = oracle_attacks.zero_floor(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
+    _no_better_than_a_coin(*_labels(decoded, real_items))
+
+
+def test_zero_floor_reads_every_true_target_from_exact_rows(
+        platform: Platform, attacker: Attacker, real_items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)  # rows exact, as before the grid
+    phase_id = _phase(platform, real_items)
+    decoded = oracle_attacks.zero_floor(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
+    targets = [group.items[u] for group in packed(real_items, size=UPLOADS) for u in range(UPLOADS)]
+    assert _labels(decoded, real_items) == (sum(item.label for item in targets), 0)
