@@ -45,7 +45,7 @@ class CsvLayout:
 def check_header(names: Sequence[str], *, line: int = 1) -> CsvLayout:
     """Return the column positions of a CSV header, or raise its problems, all on the header's line.
 
-    SPEC §2.3: a CSV header is line 1 (later only when blank lines come first).
+    docs/FORMATS.md, Validation problems: a CSV header is line 1 (later only when blank lines come first).
     """
     messages: list[str] = []
     where: dict[str, int] = {}
