@@ -1,4 +1,4 @@
-"""Turn an uploaded prediction file into UTF-8 text of a known format (SPEC §2.3).
+"""Turn an uploaded prediction file into UTF-8 text of a known format (docs/FORMATS.md, Prediction files).
 
 The upload is read with ``scoring.bounded.read_bounded``; archives are recognised by
 their magic bytes and inflated in bounded chunks, so a compression bomb is refused
