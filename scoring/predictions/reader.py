@@ -1,4 +1,4 @@
-"""Read a participant's prediction file and validate it against a phase's items (SPEC §2.3).
+"""Read a participant's prediction file and validate it against a phase's items (docs/FORMATS.md, Prediction files).
 
 The file is loaded and sniffed (``formats``), turned into string columns by the reader
 of its format (``csv_reader``, ``json_reader``), and every row is classified at once
@@ -57,7 +57,7 @@ def read_predictions(
 def _enough_answered(predictions: Predictions, labels: LabelSet) -> Predictions:
     """Return predictions, or raise when they answer fewer items than the phase's min_answered.
 
-    The count runs over every item of the file, not over the public split that SPEC §12
+    The count runs over every item of the file, not over the public split that the original specification
     names: a refusal that counted public items only would tell a participant how many
     of the items they answered are public (docs/PROBING.md).
     """
