@@ -1,4 +1,4 @@
-"""Token tables of prediction values: answers, abstentions, confidence numbers (SPEC §2.3).
+"""Token tables of prediction values: answers, abstentions, confidence numbers (docs/FORMATS.md, Values).
 
 Both the vectorized and the row-by-row readers use these tables, so they agree on
 what is trimmed, how case is folded and which strings count as numbers.
