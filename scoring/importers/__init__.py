@@ -1,7 +1,7 @@
 """Importers: turn a benchmark's own released file into Tailboard's phase files.
 
 ``python -m scoring import FORMAT SOURCE OUTDIR`` writes ``questions.jsonl`` (public),
-``labels.jsonl`` (hidden, SPEC §2.1), ``phase.json`` (SPEC §2.2) and ``report.jsonl``
+``labels.jsonl`` (hidden), ``phase.json`` (docs/FORMATS.md) and ``report.jsonl``
 (one entry per source record: kept, changed or skipped, with the reason; it may name
 labels, so it stays with the hidden files). Nothing is written unless the whole
 source parses.
