@@ -137,7 +137,7 @@ def entry(action: Action, source_id: Any, item_id: str | None, notes: list[str] 
 def phase_config(task_type: str, *, breakdowns: list[str], public_fields: list[str],
                  options: list[str] | None = None, popularity: Record | None = None,
                  primary_metric: str = "accuracy", views: list[Record] | None = None) -> Record:
-    """Return a SPEC §2.2 phase config; public_fields names the question fields besides the allow list."""
+    """Return a phase config (docs/FORMATS.md); public_fields names the question fields besides the allow list."""
     config: Record = {"task_type": task_type}
     if options is not None:
         config["options"] = options
@@ -152,7 +152,7 @@ def phase_config(task_type: str, *, breakdowns: list[str], public_fields: list[s
 
 
 def view(name: str, metric: str, columns: list[str]) -> Record:
-    """Return one leaderboard view of a phase config (SPEC §8.2)."""
+    """Return one leaderboard view of a phase config (docs/FORMATS.md, Leaderboard views)."""
     return {"name": name, "metric": metric, "columns": columns}
 
 
