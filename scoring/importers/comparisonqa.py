@@ -6,7 +6,7 @@ the answer's letter; ``hypernym`` becomes ``category``; the DBpedia relationship
 count becomes a numeric ``popularity``, bucketed by the paper's thresholds in
 phase.json: the paper calls an entity high-frequency "above 185" relationships and
 low-frequency "below 107", and counts are integers, so ``head_min`` 186 and
-``tail_max`` 106 (SPEC §4). Public questions keep the question text, the options and
+``tail_max`` 106 (docs/LONG_TAIL.md). Public questions keep the question text, the options and
 the entity URI.
 
 The phase ranks by accuracy; its view shows head and tail accuracy, their gap and
