@@ -8,7 +8,7 @@ facts the answer is derived from ("(Sablé, animal breed, dachshund)"), so they 
 treated as answer-revealing. ``--originals`` adds the popular originals as head
 items (``originals``), linked to their long-tail variants when asked (``linkage``).
 
-The phase ranks by ``popularity.tail.accuracy`` (SPEC §8.1). With the originals it has
+The phase ranks by ``popularity.tail.accuracy`` (docs/METRICS.md, Metric paths). With the originals it has
 a ``Long tail`` view (tail accuracy, with head accuracy, head and tail answer rate and
 the head - tail gap as columns: the paper's original-versus-modified comparison) and an
 ``Overall`` view (accuracy with answer rate and selective accuracy).
