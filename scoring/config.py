@@ -1,4 +1,4 @@
-"""Read and check a phase config (SPEC §2.2), or infer one from the labels (SPEC §4)."""
+"""Read and check a phase config, or infer one from the labels (docs/FORMATS.md, Phase config; Without a config)."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from scoring.types import (
 from scoring.views import check_path, check_views
 
 PROBING_KEYS = ("min_slice_items", "public_feedback", "ladder_step", "min_answered")
-"""The probing-defence settings of SPEC §12; the platform may change them after a phase exists."""
+"""The probing-defence settings of docs/PROBING.md; the platform may change them after a phase exists."""
 ENTRY_KEYS = ("max_methods", "final_selections")
-"""The entry settings of SPEC §9; like the probing settings, editable after a phase exists."""
+"""The entry settings of docs/ENTRIES.md; like the probing settings, editable after a phase exists."""
 CONFIG_KEYS = ("task_type", "options", "primary_metric", "breakdowns", "popularity", "missing_ids", *PROBING_KEYS,
                "public_fields", "views", *ENTRY_KEYS)
 DEFAULT_MAX_METHODS = 3
@@ -62,7 +62,7 @@ def letter(value: object) -> str | None:
 
 
 def infer_config(label_values: Iterable[object]) -> PhaseConfig:
-    """Return the config SPEC §4 infers from gold labels, or raise LabelFileError."""
+    """Return the config inferred from gold labels (docs/FORMATS.md, Without a config), or raise LabelFileError."""
     values = list(label_values)
     if not values:
         raise LabelFileError("cannot infer the task type: there are no labels")
@@ -150,7 +150,7 @@ def _check(raw: Mapping[str, Any], hint: list[object] | None) -> PhaseConfig:
 
 
 def entry_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the checked SPEC §9 settings: max_methods (>= 1, default 3), final_selections (>= 1 or null)."""
+    """Return the checked entry settings (docs/ENTRIES.md): max_methods (>= 1, default 3), final_selections."""
     return {
         "max_methods": _whole(raw.get("max_methods", DEFAULT_MAX_METHODS), "max_methods", nullable=False),
         "final_selections": _whole(raw.get("final_selections"), "final_selections", nullable=True),
@@ -158,7 +158,7 @@ def entry_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def probing_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the checked SPEC §12 settings of a raw config object, defaults filled in.
+    """Return the checked probing settings (docs/PROBING.md) of a raw config object, defaults filled in.
 
     ``min_slice_items`` is a whole number >= 1; ``public_feedback`` is exact or ladder;
     ``ladder_step`` is null (the default step) or a number in (0, 1]; ``min_answered``
