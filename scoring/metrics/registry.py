@@ -77,7 +77,7 @@ COUNT_LABELS: Mapping[str, str] = {"n": "Items", "answered": "Answered", "correc
 PAIR_SHARES: Mapping[str, str] = {
     "both_correct": "Both correct", "head_only": "Head only", "tail_only": "Tail only", "neither": "Neither",
 }
-"""The shares of head/tail pairs in a result's ``pairs`` object (SPEC §3), in the order it lists them."""
+"""The shares of head/tail pairs in a result's ``pairs`` object (docs/METRICS.md, Slices), in its order."""
 PAIR_COUNT_LABELS: Mapping[str, str] = {"n_pairs": "Pairs", "incomplete_pairs": "Incomplete pairs"}
 
 
