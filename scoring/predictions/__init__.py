@@ -1,4 +1,4 @@
-"""Prediction files (SPEC §2.3): ``read_predictions`` loads, reads and validates one against a label set."""
+"""Prediction files (docs/FORMATS.md): ``read_predictions`` loads, reads and validates one against a label set."""
 
 from __future__ import annotations
 
