@@ -61,7 +61,7 @@ class CheckedRows:
         return Predictions(answer, confidence, len(self.positions), warnings)
 
     def error(self, rows: Rows, labels: LabelSet, tokens: TokenTable) -> PredictionFileError:
-        """Return the error listing the first problems in SPEC order, and their count."""
+        """Return the error listing the first problems in the order docs/FORMATS.md gives, and their count."""
         missing = np.flatnonzero(self.missing) if self.refuse_missing else np.array([], int)
         listed = [
             Problem(line=None, id=_id(item), message="No prediction for this id.")
