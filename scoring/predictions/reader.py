@@ -57,9 +57,9 @@ def read_predictions(
 def _enough_answered(predictions: Predictions, labels: LabelSet) -> Predictions:
     """Return predictions, or raise when they answer fewer items than the phase's min_answered.
 
-    The count runs over every item of the file, not over the public split that the original specification
-    names: a refusal that counted public items only would tell a participant how many
-    of the items they answered are public (docs/PROBING.md).
+    The count runs over every item of the file, not over the public split alone: a refusal
+    that counted public items only would tell a participant how many of the items they
+    answered are public (docs/PROBING.md; docs/FORMATS.md lists it among its deviations).
     """
     minimum = labels.config.min_answered
     if minimum is None:
