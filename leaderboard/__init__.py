@@ -18,10 +18,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         baselines_cli,
         board_cli,
         cli,
+        competitions_cli,
         converters,
         errors,
         job_worker,
+        mail_sender,
         security,
+        start_checks,
         sweeper,
         templating,
         web,
@@ -31,7 +34,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard.runtime import build_runtime
     from leaderboard.services.job_runner import run_job
     from leaderboard.services.scoring_runs import score_submission
-    from leaderboard.views import api, auth, operations, organizer, public, teams, tokens
+    from leaderboard.views import api, auth, operations, organizer, participation, public, teams, tokens
 
     settings = Settings.from_env(**(config or {}))
     app = Flask(__name__)
@@ -54,6 +57,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.wsgi_app = BoardCache(app.wsgi_app, runtime)  # type: ignore[method-assign]  # anonymous board reads
     sweeper.init_app(app, runtime)
     job_worker.init_app(app, runtime)
+    mail_sender.init_app(app, runtime)
     login_manager.init_app(app)
     csrf.init_app(app)
     limiter.init_app(app)
@@ -61,13 +65,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     security.init_app(app, https=settings.https)
     templating.init_app(app)
     cli.init_app(app)
+    competitions_cli.init_app(app)
     baselines_cli.init_app(app)
     board_cli.init_app(app)
     app.register_blueprint(public.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(organizer.bp, url_prefix="/organizer")
     app.register_blueprint(operations.bp, url_prefix="/organizer")
+    app.register_blueprint(participation.bp)
+    app.register_blueprint(participation.organizer_bp, url_prefix="/organizer")
     api.init_app(app)
     app.register_blueprint(tokens.bp)
     app.register_blueprint(teams.bp)
+    start_checks.init_app(app, runtime)
     return app

@@ -1,4 +1,6 @@
-"""The organizer command line (SPEC §6): ``flask --app app users|tokens|competitions|phases|rescore|requeue|demo``.
+"""The organizer command line (SPEC §6): ``flask --app app users|tokens|phases|rescore|requeue|demo``.
+
+``competitions`` commands are in competitions_cli.py, ``baselines`` in baselines_cli.py.
 
 Every command prints what it did, then its result's id (or token) as its last line,
 and exits non-zero with the service's message when a domain error stops it. The CLI
@@ -22,27 +24,25 @@ from flask.cli import AppGroup, with_appcontext
 from leaderboard.db import naive_utc
 from leaderboard.models import Phase
 from leaderboard.runtime import Runtime, ServiceContext
-from leaderboard.services import accounts, competitions, demo_data, jobs, phases, recovery, rescoring
+from leaderboard.services import accounts, demo_data, jobs, phases, recovery, rescoring
 from leaderboard.services.access import OPERATOR, phase_status
-from leaderboard.services.archive_import import import_archive
 from leaderboard.services.entries import with_entry_settings
 from leaderboard.services.errors import DomainError
 from leaderboard.services.job_runner import run_job
 from leaderboard.services.phase_files import phase_questions_report
 from leaderboard.services.phase_imports import ImportedFiles, read_import_dir
 from leaderboard.services.phase_settings import update_settings
-from leaderboard.services.phases import LIMIT_MIN
+from leaderboard.services.phases import DEFAULT_MAX_PER_DAY, LIMIT_MIN, UNLIMITED
 from leaderboard.services.probing import with_probing
 
 users_cli = AppGroup("users", help="Manage accounts.")
 tokens_cli = AppGroup("tokens", help="Manage API tokens.")
-competitions_cli = AppGroup("competitions", help="Manage competitions.")
 phases_cli = AppGroup("phases", help="Manage phases.")
 
 
 def init_app(app: Flask) -> None:
     """Register the organizer commands on app."""
-    for group in (users_cli, tokens_cli, competitions_cli, phases_cli):
+    for group in (users_cli, tokens_cli, phases_cli):
         app.cli.add_command(group)
     for command in (rescore_command, requeue_command, demo_command):
         app.cli.add_command(command)
@@ -126,6 +126,24 @@ def entry_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+class DailyLimit(click.ParamType):
+    """A daily submission limit: a whole number from LIMIT_MIN, or 'unlimited' (the organizer's explicit choice)."""
+
+    name = f"N|{UNLIMITED}"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
+        """Return value as an int, or UNLIMITED."""
+        if isinstance(value, str) and value.strip().lower() == UNLIMITED:
+            return UNLIMITED
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a whole number or '{UNLIMITED}'", param, ctx)
+        if number < LIMIT_MIN:
+            self.fail(f"{value!r} must be at least {LIMIT_MIN}", param, ctx)
+        return number
+
+
 class IsoDateTime(click.ParamType):
     """An ISO 8601 date or datetime; a time zone is converted to UTC, none means UTC."""
 
@@ -149,10 +167,10 @@ class IsoDateTime(click.ParamType):
 @click.option("--name", "display_name", help="Public display name (default: from the email).")
 @domain_errors
 def users_create(email: str, password: str, organizer: bool, display_name: str | None) -> None:
-    """Create an account; prints its id last."""
+    """Create an account (its email counts as confirmed); prints its id last."""
     with service_context() as ctx:
         user = accounts.register_user(ctx, email=email, password=password, display_name=display_name,
-                                      is_organizer=organizer)
+                                      is_organizer=organizer, confirmed=True)
         click.echo(f"Created {'organizer' if organizer else 'user'} {user.display_name} <{user.email}>.")
         click.echo(user.id)
 
@@ -170,32 +188,6 @@ def tokens_create(email: str, name: str) -> None:
         click.echo(plaintext)
 
 
-@competitions_cli.command("import-archive")
-@click.argument("archive", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--slug", help="Import under this slug instead of the archived one.")
-@domain_errors
-def competitions_import_archive(archive: Path, slug: str | None) -> None:
-    """Rebuild a competition from its exported archive (SPEC §10); prints its id last."""
-    with service_context() as ctx:
-        competition = import_archive(ctx, source=archive, actor=OPERATOR, slug=slug)
-        click.echo(f"Imported competition {competition.slug!r} with {len(competition.phases)} phase(s).")
-        click.echo(competition.id)
-
-
-@competitions_cli.command("create")
-@click.argument("slug")
-@click.option("--title", required=True)
-@click.option("--description", default="")
-@domain_errors
-def competitions_create(slug: str, title: str, description: str) -> None:
-    """Create a competition; prints its id last."""
-    with service_context() as ctx:
-        competition = competitions.create_competition(ctx, slug=slug, title=title, description=description,
-                                                     actor=OPERATOR)
-        click.echo(f"Created competition {competition.slug!r}.")
-        click.echo(competition.id)
-
-
 @phases_cli.command("create")
 @click.argument("slug")
 @click.option("--name", required=True, help="Phase name, e.g. 'Camping'.")
@@ -209,7 +201,9 @@ def competitions_create(slug: str, title: str, description: str) -> None:
               help="An importer's OUTDIR: labels.jsonl, questions.jsonl and phase.json from there.")
 @click.option("--start", "start_at", type=IsoDateTime(), help="Opening time (UTC unless a zone is given).")
 @click.option("--end", "end_at", type=IsoDateTime(), help="Closing time.")
-@click.option("--max-per-day", type=click.IntRange(min=LIMIT_MIN), help="Submissions per participant per UTC day.")
+@click.option("--max-per-day", type=DailyLimit(),
+              help=f"Submissions per participant (or team) per UTC day; default {DEFAULT_MAX_PER_DAY}; "
+                   f"'{UNLIMITED}' for no daily limit.")
 @click.option("--max-total", type=click.IntRange(min=LIMIT_MIN), help="Submissions per participant in total.")
 @click.option("--description", default="")
 @click.option("--visibility", type=click.Choice(["public", "hidden"]), default="public", show_default=True,
@@ -219,7 +213,7 @@ def competitions_create(slug: str, title: str, description: str) -> None:
 @domain_errors
 def phases_create(slug: str, name: str, labels_path: Path | None, questions_path: Path | None,
                   config_path: Path | None, import_dir: Path | None, start_at: datetime | None,
-                  end_at: datetime | None, max_per_day: int | None, max_total: int | None, description: str,
+                  end_at: datetime | None, max_per_day: int | str | None, max_total: int | None, description: str,
                   visibility: str, **settings: Any) -> None:
     """Create the next phase of competition SLUG; prints its id last."""
     files = _phase_files(labels_path, questions_path, config_path, import_dir)
@@ -234,7 +228,9 @@ def phases_create(slug: str, name: str, labels_path: Path | None, questions_path
         )
         click.echo(f"Created phase {phase.position} {phase.name!r} of {slug!r}: {phase.n_items} items, "
                    f"{'with' if phase.has_private_split else 'without'} a private split, "
-                   f"status {phase_status(phase)}.")
+                   f"status {phase_status(phase)}, "
+                   + (f"{phase.max_per_day} submissions a day." if phase.max_per_day is not None
+                      else "NO daily limit (unlimited, as asked)."))
         click.echo(phase_questions_report(ctx, phase).describe())
         click.echo(phase.id)
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from leaderboard.smtp import parse_smtp_url
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 LEGACY_LABELS_DIR = PROJECT_ROOT / "hidden_labels"
 """The label dir every instance of a checkout shared before labels moved under the data dir."""
@@ -38,6 +40,11 @@ class Settings:
     retry_seconds: float = 30.0
     storage_timeout_seconds: float = 30.0
     api_ratelimit: str = "300 per minute"  # every API call of one token or address (a Flask-Limiter string)
+    # Mail (leaderboard/smtp.py, services/outbox.py): without an SMTP URL no mail is sent and email
+    # confirmation is off. The outbox is sent every mail_seconds (0: no embedded sender thread).
+    smtp_url: str | None = None
+    mail_from: str | None = None
+    mail_seconds: float = 10.0
     testing: bool = False
 
     @classmethod
@@ -67,13 +74,27 @@ class Settings:
             retry_seconds=float(env.get("TAILBOARD_RETRY_SECONDS", "30")),
             storage_timeout_seconds=float(env.get("TAILBOARD_STORAGE_TIMEOUT", "30")),
             api_ratelimit=env.get("TAILBOARD_API_RATELIMIT", "300 per minute"),
+            smtp_url=env.get("TAILBOARD_SMTP_URL") or None,
+            mail_from=env.get("TAILBOARD_MAIL_FROM") or None,
+            mail_seconds=float(env.get("TAILBOARD_MAIL_SECONDS", "10")),
         )
         settings = replace(settings, **overrides)
         if settings.scoring_mode not in ("inline", "celery"):
             raise ValueError(f"TAILBOARD_SCORING must be 'inline' or 'celery', not {settings.scoring_mode!r}")
+        _check_mail(settings)
         if not settings.secret_key:
             settings = replace(settings, secret_key=_stored_secret_key(settings.data_dir))
         return settings
+
+
+def _check_mail(settings: Settings) -> None:
+    """Raise ValueError when the mail settings cannot work: a bad SMTP URL, or one without a sender address."""
+    if not settings.smtp_url:
+        return
+    parse_smtp_url(settings.smtp_url)
+    if not settings.mail_from:
+        raise ValueError("TAILBOARD_MAIL_FROM (the sender address, e.g. tailboard@example.org) is needed when "
+                         "TAILBOARD_SMTP_URL is set")
 
 
 def _stored_secret_key(data_dir: Path) -> str:

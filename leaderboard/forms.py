@@ -36,7 +36,7 @@ from leaderboard.services import accounts
 from leaderboard.services.competitions import SLUG_RE, SLUG_RULE
 from leaderboard.services.entries import PROMPTING
 from leaderboard.services.errors import Conflict, InvalidInput
-from leaderboard.services.phases import LIMIT_MIN
+from leaderboard.services.phases import DEFAULT_MAX_PER_DAY, LIMIT_MIN, UNLIMITED
 
 UTC_FORMATS = ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
 """A UTC date field shows and reads 24-hour "2025-03-01 14:00" (the first format), never the browser's local clock."""
@@ -204,14 +204,25 @@ class PhaseSettingsForm(FlaskForm):
                              widget=TextInput())
     end_at = DateTimeField("End (UTC)", format=UTC_FORMATS, validators=[Optional()], render_kw=UTC_INPUT,
                            widget=TextInput())
-    max_per_day = IntegerField("Submissions per UTC day", validators=[Optional(), NumberRange(min=LIMIT_MIN)])
+    max_per_day = IntegerField(
+        "Submissions per UTC day", validators=[Optional(), NumberRange(min=LIMIT_MIN)],
+        description=f"Empty: {DEFAULT_MAX_PER_DAY} a day. The day is the UTC day; 0 closes uploads.")
+    unlimited_per_day = BooleanField("No daily limit (every upload is another look at the hidden labels)")
     max_total = IntegerField("Submissions in total", validators=[Optional(), NumberRange(min=LIMIT_MIN)])
     leaderboard_visibility = SelectField("Leaderboard visibility", choices=VISIBILITY_CHOICES)
+    empty_daily_is_default = True  # creating: an empty daily limit is DEFAULT_MAX_PER_DAY; editing: say which
 
     def validate_end_at(self, field: DateTimeField) -> None:
         """Refuse an end before the start."""
         if field.data and self.start_at.data and field.data <= self.start_at.data:
             raise ValidationError("The end must come after the start.")
+
+    def validate_unlimited_per_day(self, field: BooleanField) -> None:
+        """Require a daily limit or the explicit "no daily limit", not both (an empty one is the default on create)."""
+        if field.data and self.max_per_day.data is not None:
+            raise ValidationError("Give a daily limit or tick “No daily limit”, not both.")
+        if not field.data and self.max_per_day.data is None and not self.empty_daily_is_default:
+            raise ValidationError("Give a daily limit, or tick “No daily limit” to allow any number of uploads.")
 
     def settings(self) -> dict[str, Any]:
         """Return the phase fields this form sets, ready for the phases service."""
@@ -220,7 +231,7 @@ class PhaseSettingsForm(FlaskForm):
             "description": self.description.data or "",
             "start_at": self.start_at.data,
             "end_at": self.end_at.data,
-            "max_per_day": self.max_per_day.data,
+            "max_per_day": UNLIMITED if self.unlimited_per_day.data else self.max_per_day.data,
             "max_total": self.max_total.data,
             "leaderboard_visibility": self.leaderboard_visibility.data,
         }
@@ -291,6 +302,8 @@ class EntryFields:
 class PhaseEditForm(PhaseSettingsForm, ProbingFields, ViewsFields, EntryFields):
     """A phase's settings, probing defences and leaderboard views, as an organizer edits them after creation."""
 
+    empty_daily_is_default = False
+
 
 class PhaseForm(PhaseSettingsForm, ProbingFields, EntryFields):
     """Create a phase from a hidden label file, public questions and a task config."""
@@ -347,10 +360,14 @@ class ImportForm(PhaseSettingsForm):
 
 
 class CompetitionEditForm(FlaskForm):
-    """Change a competition's title and description (the slug is its address and stays)."""
+    """Change a competition's title, description and participation approval (the slug is its address and stays)."""
 
     title = StringField("Title", validators=[DataRequired(), Length(max=200)])
     description = TextAreaField("Description", validators=[Optional(), Length(max=20000)])
+    requires_approval = BooleanField(
+        "Participants need my approval before they can submit",
+        description="Each account asks to take part from the competition's page; you approve or refuse it on the "
+                    "participants page. Pending accounts can read everything public but not submit.")
 
 
 class LabelsForm(FlaskForm):

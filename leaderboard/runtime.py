@@ -36,6 +36,8 @@ SWEEP_TASK = "tailboard.sweep"
 """Name of the Celery task that runs recovery.sweep (scheduled by beat)."""
 JOB_TASK = "tailboard.run_job"
 """Name of the Celery task that runs one background job (args: [job_id])."""
+MAIL_TASK = "tailboard.send_mail"
+"""Name of the Celery task that sends the mail outbox's due mails (scheduled by beat while mail is on)."""
 
 
 class ScoreFunction(Protocol):

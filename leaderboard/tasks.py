@@ -8,7 +8,8 @@ A whole worker killed leaves its message unacknowledged in Redis until the visib
 timeout (stale_seconds, not Redis's default hour) and its submission ``scoring``: beat
 runs ``tailboard.sweep`` every sweep_seconds, which takes such a submission back once its
 attempt is older than stale_seconds and dispatches it again (services/recovery.py).
-Nobody has to run ``flask requeue``.
+Nobody has to run ``flask requeue``. With mail on, beat also runs ``tailboard.send_mail``
+every mail_seconds: the outbox's due mails (services/outbox.py) go out from a worker.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from celery import Celery
 from sqlalchemy.exc import OperationalError
 
 from leaderboard.config import Settings
-from leaderboard.runtime import JOB_TASK, SCORE_TASK, SWEEP_TASK, Runtime, build_runtime
+from leaderboard.runtime import JOB_TASK, MAIL_TASK, SCORE_TASK, SWEEP_TASK, Runtime, build_runtime
 from leaderboard.services.job_runner import run_job
 from leaderboard.services.jobs import resumable_ids
+from leaderboard.services.outbox import deliver_due, mail_enabled
 from leaderboard.services.recovery import sweep
 from leaderboard.services.scoring_runs import score_submission
+from leaderboard.smtp import SmtpTransport, parse_smtp_url
 
 app = Celery("tailboard")
 # A promise: settings are read when the worker first needs its config, not at import.
@@ -55,12 +58,16 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 
 def _beat_schedule(settings: Settings) -> dict[str, Any]:
-    """Return beat's schedule: the sweep every sweep_seconds (none when that is 0)."""
-    if settings.sweep_seconds <= 0:
-        return {}
-    # A sweep left waiting past the next one (workers busy or away) is dropped, not piled up.
-    return {"sweep": {"task": SWEEP_TASK, "schedule": settings.sweep_seconds,
-                      "options": {"expires": settings.sweep_seconds}}}
+    """Return beat's schedule: the sweep every sweep_seconds, the outbox every mail_seconds (each off at 0)."""
+    schedule: dict[str, Any] = {}
+    # A run left waiting past the next one (workers busy or away) is dropped, not piled up.
+    if settings.sweep_seconds > 0:
+        schedule["sweep"] = {"task": SWEEP_TASK, "schedule": settings.sweep_seconds,
+                             "options": {"expires": settings.sweep_seconds}}
+    if mail_enabled(settings) and settings.mail_seconds > 0:
+        schedule["mail"] = {"task": MAIL_TASK, "schedule": settings.mail_seconds,
+                            "options": {"expires": settings.mail_seconds}}
+    return schedule
 
 
 def worker_runtime() -> Runtime:
@@ -99,3 +106,12 @@ def sweep_task() -> int:
         for job_id in resumable_ids(ctx):
             ctx.dispatch_job(job_id)
         return len(dispatched)
+
+
+@app.task(name=MAIL_TASK)
+def send_mail_task() -> int:
+    """Send the outbox's due mails over SMTP; return how many were sent."""
+    runtime = worker_runtime()
+    transport = SmtpTransport(parse_smtp_url(runtime.settings.smtp_url or ""))
+    with runtime.sessions() as session:
+        return deliver_due(runtime.context(session), transport=transport)

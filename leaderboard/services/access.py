@@ -1,12 +1,14 @@
 """Lookups and permission checks: find a competition, phase or submission, and decide who may do what.
 
 Every service that needs one of these imports it from here, so this module imports no
-other service. One rule for the web pages, the API and the CLI: an organizer manages a
-competition they created, and any competition nobody created (``created_by_id`` empty:
-made from the operator shell). Participants manage nothing. The operator shell (CLI
-commands, the demo installer) acts as ``OPERATOR`` and may manage everything; web and
-API callers always pass the real user, so a missing user (None, an anonymous caller) is
-refused, never mistaken for the operator.
+other service. One rule for the web pages, the API and the CLI: an organizer manages the
+competitions they own (``created_by_id``: the creator, or the owner the operator named
+with ``competitions create --owner`` / ``set-owner``). A competition without an owner is
+managed by the operator alone, never by every organizer of the instance (who could
+otherwise export its hidden labels and every participant's file). Participants manage
+nothing. The operator shell (CLI commands, the demo installer) acts as ``OPERATOR`` and
+may manage everything; web and API callers always pass the real user, so a missing user
+(None, an anonymous caller) is refused, never mistaken for the operator.
 """
 
 from __future__ import annotations
@@ -39,12 +41,12 @@ def is_organizer(actor: Actor | None) -> bool:
 
 
 def can_manage(competition: Competition, actor: Actor | None) -> bool:
-    """Return whether actor manages this competition (creator, any organizer when it has no creator, operator)."""
+    """Return whether actor manages this competition: its owning organizer, or the operator (every one)."""
     if isinstance(actor, Operator):
         return True
     if not isinstance(actor, User) or not actor.is_organizer:
         return False
-    return competition.created_by_id is None or competition.created_by_id == actor.id
+    return competition.created_by_id is not None and competition.created_by_id == actor.id
 
 
 def ensure_organizer(actor: Actor | None) -> None:
@@ -57,6 +59,9 @@ def ensure_can_manage(*, competition: Competition, actor: Actor | None) -> None:
     """Raise Forbidden unless actor manages this competition (see can_manage)."""
     ensure_organizer(actor)
     if not can_manage(competition, actor):
+        if competition.created_by_id is None:
+            raise Forbidden("This competition has no owner: only the instance operator manages it (from the "
+                            "command line, which can give it an owner with 'competitions set-owner').")
         raise Forbidden("Another organizer manages this competition.")
 
 

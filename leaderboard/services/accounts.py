@@ -15,6 +15,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from leaderboard.db import utcnow
 from leaderboard.models import ApiToken, User
 from leaderboard.runtime import ServiceContext
+from leaderboard.services import confirmation
 from leaderboard.services.errors import Conflict, InvalidInput, NotFound, Unauthorized
 
 TOKEN_PREFIX = "tb_"
@@ -56,8 +57,14 @@ def register_user(
     password: str,
     display_name: str | None = None,
     is_organizer: bool = False,
+    confirmed: bool = False,
+    confirm_link: confirmation.Link | None = None,
 ) -> User:
-    """Create an account; the display name defaults to the email's local part."""
+    """Create an account; the display name defaults to the email's local part.
+
+    ``confirmed`` (the operator's accounts) marks its address confirmed now; otherwise,
+    with ``confirm_link`` and mail on, the confirmation mail is queued in the same commit.
+    """
     address = check_email(email)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise InvalidInput(f"The password must have at least {MIN_PASSWORD_LENGTH} characters.")
@@ -71,9 +78,13 @@ def register_user(
         display_name=name,
         password_hash=generate_password_hash(password),
         is_organizer=is_organizer,
+        email_confirmed_at=utcnow() if confirmed else None,
     )
     ctx.session.add(user)
     try:
+        ctx.session.flush()
+        if not confirmed and confirm_link is not None:
+            confirmation.queue_mail(ctx, user=user, link=confirm_link)
         ctx.session.commit()
     except IntegrityError:
         ctx.session.rollback()

@@ -48,16 +48,23 @@ UNUSABLE_PASSWORD = "!"
 
 
 def import_archive(ctx: ServiceContext, *, source: str | Path | IO[bytes], actor: Actor,
-                   slug: str | None = None) -> Competition:
-    """Create a competition from an archive (optionally under another slug); Conflict when the slug is taken."""
+                   slug: str | None = None, owner: User | None = None) -> Competition:
+    """Create a competition from an archive (optionally under another slug); Conflict when the slug is taken.
+
+    It is owned by the importing organizer, or by ``owner`` when the operator imports it
+    (none: only the operator manages it).
+    """
     ensure_organizer(actor)
+    owner = actor if isinstance(actor, User) else owner
+    if owner is not None and not owner.is_organizer:
+        raise InvalidInput(f"{owner.email} is not an organizer account: only organizers own competitions.")
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError) as error:
         raise InvalidInput(f"This is not a Tailboard archive (not a zip file: {error}).") from None
     with archive:
         manifest = _manifest(archive)
-        competition = _competition(ctx, manifest["competition"], slug=slug, actor=actor)
+        competition = _competition(ctx, manifest["competition"], slug=slug, owner=owner)
         users = _users(ctx, manifest["users"])
         teams = _teams(ctx, competition, manifest["teams"], users)
         for row in manifest["phases"]:
@@ -84,13 +91,14 @@ def _manifest(archive: zipfile.ZipFile) -> dict[str, Any]:
     return manifest
 
 
-def _competition(ctx: ServiceContext, row: dict[str, Any], *, slug: str | None, actor: Actor) -> Competition:
-    """Insert the competition row (its creator: the importing organizer, or none for the operator)."""
+def _competition(ctx: ServiceContext, row: dict[str, Any], *, slug: str | None, owner: User | None) -> Competition:
+    """Insert the competition row with its owner (None: only the operator manages it)."""
     slug = slug or row["slug"]
     if ctx.session.scalar(select(Competition.id).where(Competition.slug == slug)) is not None:
         raise Conflict(f"A competition with the slug {slug!r} already exists; import it under another slug.")
     competition = Competition(slug=slug, title=row["title"], description=row["description"],
-                              created_by_id=actor.id if isinstance(actor, User) else None,
+                              created_by_id=None if owner is None else owner.id,
+                              requires_approval=bool(row.get("requires_approval", False)),
                               created_at=_when(row["created_at"]))
     ctx.session.add(competition)
     ctx.session.flush()

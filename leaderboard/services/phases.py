@@ -32,6 +32,12 @@ from leaderboard.services.rescoring import count_eligible
 
 LIMIT_MIN = 0
 """The smallest submission limit (per day or in total); 0 closes uploads to everyone, empty means no limit."""
+DEFAULT_MAX_PER_DAY = 5
+"""The daily limit of a phase created without one (as Kaggle's): an unlimited phase is an organizer's choice."""
+UNLIMITED = "unlimited"
+"""The one spelling of "no daily limit" when creating a phase: CLI --max-per-day, API field, form choice."""
+DailyLimit = int | str | None
+"""A daily limit as given: a number, UNLIMITED, or None (not given: DEFAULT_MAX_PER_DAY when creating)."""
 VISIBILITIES = ("public", "hidden")
 UPDATABLE = frozenset({"name", "description", "start_at", "end_at", "max_per_day", "max_total",
                        "leaderboard_visibility", "state_override"})
@@ -47,17 +53,22 @@ def create_phase(
     config: dict[str, Any] | None = None,
     start_at: datetime | None = None,
     end_at: datetime | None = None,
-    max_per_day: int | None = None,
+    max_per_day: DailyLimit = None,
     max_total: int | None = None,
     description: str = "",
     leaderboard_visibility: str = "public",
     actor: Actor,
 ) -> Phase:
-    """Create the next phase of a competition, store its files and enter its built-in baselines."""
+    """Create the next phase of a competition, store its files and enter its built-in baselines.
+
+    Without ``max_per_day`` the phase takes DEFAULT_MAX_PER_DAY uploads a day; UNLIMITED
+    (the organizer's explicit choice) gives it none. ``max_total`` is empty by default.
+    """
     competition = managed_competition(ctx, slug=competition_slug, actor=actor)
     fields = _checked_fields(
         {"name": name, "description": description, "start_at": start_at, "end_at": end_at,
-         "max_per_day": max_per_day, "max_total": max_total, "leaderboard_visibility": leaderboard_visibility}
+         "max_per_day": DEFAULT_MAX_PER_DAY if max_per_day is None else max_per_day, "max_total": max_total,
+         "leaderboard_visibility": leaderboard_visibility}
     )
     label_set = check_labels(labels, config)
     public = checked_questions(questions) if questions is not None else derive_questions(labels, label_set.config)
@@ -76,7 +87,10 @@ def create_phase(
 
 
 def update_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, **fields: Any) -> Phase:
-    """Change a phase's name, description, dates, limits, leaderboard visibility or state override."""
+    """Change a phase's name, description, dates, limits, leaderboard visibility or state override.
+
+    A max_per_day of UNLIMITED (or None) removes the daily limit.
+    """
     unknown = sorted(set(fields) - UPDATABLE)
     if unknown:
         raise InvalidInput(f"These phase fields cannot be changed here: {', '.join(unknown)}.")
@@ -204,10 +218,14 @@ def _checked_fields(fields: dict[str, Any]) -> dict[str, Any]:
     start_at, end_at = naive_utc(fields["start_at"]), naive_utc(fields["end_at"])
     if start_at is not None and end_at is not None and end_at <= start_at:
         raise InvalidInput("The phase must end after it starts.")
+    if fields["max_per_day"] == UNLIMITED:
+        fields = {**fields, "max_per_day": None}
     for key in ("max_per_day", "max_total"):
         value = fields[key]
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < LIMIT_MIN):
-            raise InvalidInput(f"{key} is a whole number of submissions, {LIMIT_MIN} or more (or empty for no limit).")
+            empty = f"'{UNLIMITED}'" if key == "max_per_day" else "empty"
+            raise InvalidInput(f"{key} is a whole number of submissions, {LIMIT_MIN} or more (or {empty} for no "
+                               "limit).")
     if fields["leaderboard_visibility"] not in VISIBILITIES:
         raise InvalidInput(f"leaderboard_visibility is one of {', '.join(VISIBILITIES)}.")
     return {"name": name, "description": str(fields["description"] or "").strip(), "start_at": start_at,

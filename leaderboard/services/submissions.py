@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from leaderboard.models import Baseline, Phase, Score, Submission, User
 from leaderboard.runtime import ServiceContext
-from leaderboard.services import entries, quota, recovery
+from leaderboard.services import confirmation, entries, participation, quota, recovery
 from leaderboard.services.access import Actor, get_phase, managed_phase, manages_submission, phase_status, team_of
 from leaderboard.services.errors import Conflict, InvalidInput, TooLarge
 from leaderboard.services.lifecycle import acknowledge_upload, is_unacknowledged, outcome
@@ -48,7 +48,8 @@ def accept_submission(
 
     The upload belongs to the entry (the uploader's team in the competition, or the
     uploader; method, 'default' when not given); a new method past the phase's
-    max_methods is refused (Conflict) before anything is stored or charged.
+    max_methods is refused (Conflict) before anything is stored or charged, and so is an
+    uploader who must still confirm their email or be approved (Forbidden).
     """
     phase = get_phase(ctx, phase_id)
     key = _checked_key(idempotency_key)
@@ -57,6 +58,8 @@ def accept_submission(
         return _replay(ctx, first, phase)
     if phase_status(phase) != "open":
         raise Conflict("This phase is not open for submissions.")
+    confirmation.ensure_confirmed(ctx, user=user)
+    participation.ensure_may_submit(ctx, phase=phase, user=user)
     method, checked_metadata = entries.check_method(method), entries.check_metadata(metadata)
     team = team_of(ctx, competition_id=phase.competition_id, user_id=user.id)
     team_id = None if team is None else team.id

@@ -1,4 +1,4 @@
-"""Account pages: register, log in, log out, and the logged-in user's profile."""
+"""Account pages: register, log in, log out, confirm the email address, and the logged-in user's profile."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from werkzeug.wrappers import Response
 
 from leaderboard import security
 from leaderboard.extensions import limiter
-from leaderboard.forms import LoginForm, RegisterForm
+from leaderboard.forms import ActionForm, LoginForm, RegisterForm
 from leaderboard.models import User
-from leaderboard.services import accounts
+from leaderboard.services import accounts, confirmation
 from leaderboard.services.errors import Conflict, InvalidInput, Unauthorized
 from leaderboard.web import ctx
 
@@ -28,14 +28,45 @@ def register() -> Response | str | tuple[str, int]:
         return render_template("auth/register.html", form=form), 400 if form.is_submitted() else 200
     try:
         user = accounts.register_user(
-            ctx(), email=form.email.data, password=form.password.data, display_name=form.display_name.data.strip()
+            ctx(), email=form.email.data, password=form.password.data, display_name=form.display_name.data.strip(),
+            confirm_link=_confirm_link,
         )
     except (Conflict, InvalidInput) as exc:
         form.form_errors.append(exc.message)
         return render_template("auth/register.html", form=form), 400
     _log_in(user)
-    flash("Welcome to Tailboard. Your account is ready.", "success")
+    if confirmation.needs_confirmation(ctx(), user):
+        flash(f"Welcome to Tailboard. We sent a link to {user.email}: open it to confirm your address, then you "
+              "can submit.", "success")
+    else:
+        flash("Welcome to Tailboard. Your account is ready.", "success")
     return redirect(_next_url(), code=303)
+
+
+@bp.get("/confirm/<token>")
+def confirm_email(token: str) -> Response:
+    """Confirm the address of the account a mailed link names (no login needed: the signed token says who)."""
+    user = confirmation.confirm_email(ctx(), token=token[:500])
+    flash(f"Your email address {user.email} is confirmed: you can submit.", "success")
+    return redirect(url_for("auth.account" if current_user.is_authenticated else "auth.login"), code=303)
+
+
+@bp.route("/account/confirm", methods=["GET", "POST"], endpoint="confirmation")
+@login_required
+@limiter.limit("5 per hour", methods=["POST"], key_func=lambda: f"user:{current_user.get_id()}")
+def confirmation_page() -> Response | str:
+    """Show whether the address is confirmed, and send the confirmation link again (POST)."""
+    user, form = current_user._get_current_object(), ActionForm()
+    if form.validate_on_submit():
+        try:
+            confirmation.resend(ctx(), user=user, link=_confirm_link)
+        except Conflict as exc:
+            flash(exc.message, "info")
+        else:
+            flash(f"A new confirmation link is on its way to {user.email}; it may take a minute.", "success")
+        return redirect(url_for("auth.confirmation"), code=303)
+    return render_template("account/confirm.html", user=user, form=form,
+                           required=confirmation.confirmation_required(ctx()), link_days=confirmation.MAX_AGE.days)
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -70,7 +101,13 @@ def logout() -> Response:
 def account() -> str:
     """Show the logged-in user's profile and their API tokens."""
     tokens = accounts.list_tokens(ctx(), user=current_user)
-    return render_template("account/index.html", user=current_user, tokens=tokens)
+    unconfirmed = confirmation.needs_confirmation(ctx(), current_user._get_current_object())
+    return render_template("account/index.html", user=current_user, tokens=tokens, unconfirmed=unconfirmed)
+
+
+def _confirm_link(token: str) -> str:
+    """Return the absolute address of the confirmation page for a token (written into the mail)."""
+    return url_for("auth.confirm_email", token=token, _external=True)
 
 
 def _log_in(user: User) -> None:

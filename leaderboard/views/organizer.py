@@ -86,13 +86,14 @@ def competition(slug: str) -> str:
 
 @bp.route("/c/<slug>/edit", methods=["GET", "POST"])
 def edit_competition(slug: str) -> Response | str | tuple[str, int]:
-    """Change a competition's title and description."""
+    """Change a competition's title, description and participation approval."""
     comp = _managed(slug)
     form = CompetitionEditForm(obj=comp)
     if form.validate_on_submit():
         try:
             competitions.update_competition(ctx(), slug=slug, title=form.title.data,
-                                            description=form.description.data or "", actor=_me())
+                                            description=form.description.data or "", actor=_me(),
+                                            requires_approval=form.requires_approval.data)
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
@@ -222,13 +223,14 @@ def phase_submissions(phase_id: int) -> str:
 
 
 def _probing_data(phase: Phase) -> dict[str, Any]:
-    """Return the phase's probing, views and entry settings as the edit form's initial values."""
+    """Return the phase's probing, views, entry settings and "no daily limit" as the edit form's initial values."""
     current = probing.probing_settings(phase)
     views = (phase.task_config or {}).get("views")
     return {"min_slice_items": current.min_slice_items, "public_feedback": current.public_feedback,
             "ladder_step": current.ladder_step, "min_answered": current.min_answered,
             "views_text": json.dumps(views, indent=2, ensure_ascii=False) if views else "",
-            "max_methods": max_methods(phase), "final_selections": final_selections(phase)}
+            "max_methods": max_methods(phase), "final_selections": final_selections(phase),
+            "unlimited_per_day": phase.max_per_day is None}
 
 
 def _with_form_probing(form: PhaseForm) -> dict[str, Any] | None:

@@ -22,7 +22,18 @@ from werkzeug.wrappers import Response
 
 from leaderboard.extensions import limiter, login_manager
 from leaderboard.forms import ActionForm, SubmissionForm
-from leaderboard.services import competitions, entries, probing, quota, ranking, selections, submissions, teams
+from leaderboard.services import (
+    competitions,
+    confirmation,
+    entries,
+    participation,
+    probing,
+    quota,
+    ranking,
+    selections,
+    submissions,
+    teams,
+)
 from leaderboard.services.access import get_competition, get_phase, get_submission, in_team, phase_status, team_of
 from leaderboard.services.across_phases import across_phases
 from leaderboard.services.board_curves import MAX_CURVES, board_curves
@@ -67,7 +78,9 @@ def competition(slug: str) -> str:
         except Forbidden:
             board = None  # the organizers keep this ranking hidden
     across = across_phases(ctx(), slug=slug, viewer=_user(), query=across_query(request.args))
-    return render_template("public/competition.html", competition=comp, phase=selected, board=board, across=across)
+    taking_part = participation.participation_state(ctx(), competition=comp, user=_user())
+    return render_template("public/competition.html", competition=comp, phase=selected, board=board, across=across,
+                           taking_part=taking_part, action_form=ActionForm())
 
 
 @bp.get("/phases/<id:phase_id>/files/<name>")
@@ -119,6 +132,8 @@ def upload(phase_id: int) -> Response | tuple[str, int]:
     except Conflict as exc:  # a new method past max_methods, or the phase closed meanwhile
         form.show_refusal(exc)
         return _render_phase(phase_id, form, entry_error=exc), 409
+    except Forbidden as exc:  # the email is not confirmed, or the organizers have not approved the uploader
+        return _render_phase(phase_id, form, refusal=exc), 403
     return redirect(url_for("public.submission", submission_id=submission.id), code=303)
 
 
@@ -194,7 +209,10 @@ def _render_phase(phase_id: int, form: SubmissionForm, **extra: Any) -> str:
         team = team_of(ctx(), competition_id=phase_row.competition_id, user_id=user.id)
         may_join = team is None and teams.may_join(ctx(), competition_id=phase_row.competition_id, user=user)
     shown = probing.shown_primaries(ctx(), phase=phase_row, submissions=history)  # the ladder's values, not exact
+    taking_part = participation.participation_state(ctx(), competition=phase_row.competition, user=user)
+    unconfirmed = user is not None and confirmation.needs_confirmation(ctx(), user)
     return render_template("public/phase.html", phase=phase_row, form=form, quota=status, history=history,
+                           taking_part=taking_part, unconfirmed=unconfirmed,
                            shown_primary=shown, feedback_rule=probing.feedback_rule(phase_row), methods=methods,
                            team=team, may_join=may_join, max_methods=entries.max_methods(phase_row),
                            final_selections=entries.final_selections(phase_row), action_form=ActionForm(), **extra)

@@ -9,7 +9,16 @@ from __future__ import annotations
 from flask import Flask
 
 # Each handler module registers its routes on the blueprint when imported.
-from leaderboard.views.api import baselines, competitions, docs, operations, phases, submissions, teams  # noqa: F401
+from leaderboard.views.api import (  # noqa: F401
+    baselines,
+    competitions,
+    docs,
+    operations,
+    participation,
+    phases,
+    submissions,
+    teams,
+)
 from leaderboard.views.api.blueprint import bp
 
 

@@ -51,7 +51,8 @@ def create_competition() -> tuple[Response, int]:
     organizer = require_organizer()
     body = parse_json(schemas.CompetitionCreate)
     item = competition_service.create_competition(
-        web.ctx(), slug=body.slug, title=body.title, description=body.description, actor=organizer
+        web.ctx(), slug=body.slug, title=body.title, description=body.description, actor=organizer,
+        requires_approval=body.requires_approval,
     )
     created = schemas.CompetitionCreated(slug=item.slug, title=item.title, url=serialize.competition(item).url)
     return respond(created, 201)

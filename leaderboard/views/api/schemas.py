@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from leaderboard.services.competitions import SLUG_RE
-from leaderboard.services.phases import LIMIT_MIN
+from leaderboard.services.phases import DEFAULT_MAX_PER_DAY, LIMIT_MIN
 from leaderboard.views.api.entry_schemas import METADATA_HELP, METHOD_HELP, EntrySettings
 
 T = TypeVar("T")
@@ -65,6 +65,8 @@ class Competition(BaseModel):
     slug: str
     title: str
     description: str
+    requires_approval: bool = Field(description="Participants need the organizers' approval before they can "
+                                    "submit: ask with POST /competitions/{slug}/participation.")
     phases: list[PhaseSummary]
     url: str = Field(description="The web page of the competition.")
 
@@ -124,7 +126,8 @@ class Phase(PhaseSummary):
     n_items: int
     has_private_split: bool
     leaderboard_visibility: str
-    max_per_day: int | None
+    max_per_day: int | None = Field(description="Submissions per UTC day; null: no daily limit (the organizers' "
+                                    "explicit choice).")
     max_total: int | None
     quota: Quota | None = Field(description="The caller's quota (their team's when in one); null for anonymous "
                                 "callers.")
@@ -349,6 +352,8 @@ class CompetitionCreate(BaseModel):
     slug: str = Field(pattern=SLUG_RE.pattern, description="Lower-case letters, digits and inner dashes.")
     title: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=20000)
+    requires_approval: bool = Field(default=False, description="Participants need an organizer's approval "
+                                    "before they can submit (POST /competitions/{slug}/participation).")
 
 
 class CompetitionCreated(BaseModel):
@@ -386,7 +391,9 @@ class PhaseCreate(BaseModel):
     description: str = Field(default="", max_length=20000)
     start: Omitted[datetime] = Field(default=None, description="Opening time, ISO 8601 (UTC if no offset).")
     end: Omitted[datetime] = Field(default=None, description="Closing time, ISO 8601 (UTC if no offset).")
-    max_per_day: Omitted[Count] = Field(default=None, description="Submissions per UTC day; empty for no limit.")
+    max_per_day: Omitted[Count | Literal["unlimited"]] = Field(
+        default=None, description=f"Submissions per UTC day; left out or empty: {DEFAULT_MAX_PER_DAY}. "
+        "'unlimited': no daily limit (an explicit choice; each upload is another look at the hidden labels).")
     max_total: Omitted[Count] = Field(default=None, description="Submissions in all; empty for no limit.")
     leaderboard_visibility: Literal["public", "hidden"] = "public"
     min_slice_items: Omitted[SliceItems] = Field(default=None, description="SPEC §12; default 25.")

@@ -32,6 +32,7 @@ def competition(item: Competition) -> schemas.Competition:
         slug=item.slug,
         title=item.title,
         description=item.description,
+        requires_approval=item.requires_approval,
         phases=[phase_summary(phase) for phase in item.phases],
         url=request.host_url.rstrip("/") + f"/c/{item.slug}",
     )

@@ -26,7 +26,8 @@ Refs = dict[tuple[type[BaseModel], Mode], Any]
 ERROR_TEXT = {
     400: "Invalid input; for a prediction file, `details` is the SPEC §2.3 errors object.",
     401: "No token, or the token is invalid or revoked.",
-    403: "The token's user may not do this: organizers only, and only on a competition they created.",
+    403: "The token's user may not do this: organizers only, and only on a competition they own; or, for an "
+         "upload, an account that must still confirm its email or be approved to take part (nothing was stored).",
     404: "Not found, or not visible to the caller.",
     409: "The request clashes with the current state (e.g. phase not open, slug taken).",
     413: "The upload is larger than the instance accepts.",
@@ -38,6 +39,8 @@ TAGS = [
     {"name": "submissions", "description": "Upload prediction files and read their scores."},
     {"name": "competitions", "description": "Browse competitions."},
     {"name": "teams", "description": "Teams of a competition: create, join with an invite code, leave (SPEC §9)."},
+    {"name": "participation", "description": "Ask to take part in a competition that requires approval; its "
+     "organizers approve or refuse each account."},
     {"name": "organizers", "description": "Create competitions and phases; open, close and rescore."},
     {"name": "meta", "description": "This document."},
 ]

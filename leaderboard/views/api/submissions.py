@@ -26,7 +26,7 @@ IDEMPOTENCY_HELP = "Any unique string (e.g. a UUID); a retry with the same key r
 @bp.post("/phases/<id:phase_id>/submissions")
 @operation("Upload a prediction file; answered before scoring finishes", schemas.SubmissionAccepted, status=202,
            auth="participant", form=schemas.SubmissionUpload, headers=(("Idempotency-Key", IDEMPOTENCY_HELP),),
-           errors=(400, 404, 409, 413, 503), tag="submissions")
+           errors=(400, 403, 404, 409, 413, 503), tag="submissions")
 @invalid_uploads
 def create_submission(phase_id: int) -> tuple[Response, int]:
     """Store, validate and charge an upload, then queue it for scoring."""
