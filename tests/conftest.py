@@ -339,7 +339,7 @@ def make_organizer(make_user: Callable[..., User]) -> Callable[..., User]:
 
 @pytest.fixture
 def make_competition(ctx: ServiceContext) -> Callable[..., Competition]:
-    """Return a factory of competitions (slugs comp-1, comp-2, ...); without created_by, any organizer manages them."""
+    """Return a factory of competitions (slugs comp-1, ...); without created_by, only the operator manages them."""
     from leaderboard.services import competitions
 
     counter = itertools.count(1)

@@ -73,7 +73,7 @@ def add_user(app: Flask, email: str, name: str, *, organizer: bool = False) -> C
 
 
 def create_phase(client: Any, organizer: Caller, *, slug: str = "demo", private: bool = False,
-                 max_per_day: int | None = 5, open_it: bool = True, **form: Any) -> int:
+                 max_per_day: int | str | None = 5, open_it: bool = True, **form: Any) -> int:
     """Create a competition (if needed) and a phase through the API; return the phase id."""
     client.post("/api/v1/competitions", json={"slug": slug, "title": slug.title()}, headers=organizer.headers)
     data = {"name": "Phase", "labels": (io.BytesIO(make_labels(private=private)), "labels.jsonl"),

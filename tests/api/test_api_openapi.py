@@ -73,7 +73,7 @@ def fuzz_app(tmp_path):
     app = configure(create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels", "testing": True}))
     client = app.test_client()
     organizer = add_user(app, "org@example.org", "Organizer", organizer=True)
-    phase_id = create_phase(client, organizer, max_per_day=None)
+    phase_id = create_phase(client, organizer, max_per_day="unlimited")
     upload(client, organizer, phase_id, predictions())
     app.config["FUZZ_TOKEN"] = organizer.token
     return app

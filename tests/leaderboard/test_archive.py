@@ -19,7 +19,7 @@ from sqlalchemy.pool import NullPool
 from leaderboard import create_app
 from leaderboard.db import Base
 from leaderboard.models import AuditEntry, Competition, LabelVersion, Phase, Score, Submission
-from leaderboard.services import accounts, baselines, moderation, phases
+from leaderboard.services import accounts, baselines, competitions, moderation, phases
 from leaderboard.services.access import OPERATOR
 from leaderboard.services.archive_import import import_archive
 from leaderboard.services.errors import Conflict, InvalidInput
@@ -32,8 +32,8 @@ pytestmark = pytest.mark.backends("sqlite")  # the source instance; the target i
 def source(ctx, make_phase, make_competition, make_user, make_predictions, labels_file) -> Competition:
     """Build a competition with history: two phases, label v2, retired scores, moderation, a baseline, a failure."""
     competition = make_competition("archived", title="Archived benchmark")
-    first = make_phase(competition, private=True, name="Dev", max_per_day=None)
-    second = make_phase(competition, name="Test", max_per_day=None)
+    first = make_phase(competition, private=True, name="Dev", max_per_day="unlimited")
+    second = make_phase(competition, name="Test", max_per_day="unlimited")
     alice, bob, carol = (make_user(display_name=n) for n in ("Alice", "Bob", "Carol"))
     for user, wrong in ((alice, 1), (bob, 3), (carol, 5)):
         for phase in (first, second):
@@ -79,9 +79,10 @@ def active_results(session: Any, competition_slug: str) -> list[tuple[int, str, 
 
 
 def export_bytes(app: Any, ctx: Any, slug: str) -> bytes:
-    """Export a competition through the API as an organizer (the streamed zip, read to the end)."""
-    organizer = accounts.register_user(ctx, email="exporter@example.com", password="correct horse battery",
+    """Export a competition through the API as its owner (the operator names one; the streamed zip, read to the end)."""
+    organizer = accounts.register_user(ctx, email=f"exporter-{slug}@example.com", password="correct horse battery",
                                        is_organizer=True)
+    competitions.set_owner(ctx, slug=slug, owner=organizer, actor=OPERATOR)
     _, token = accounts.create_token(ctx, user=organizer)
     response = app.test_client().get(f"/api/v1/competitions/{slug}/export",
                                      headers={"Authorization": f"Bearer {token}"})
@@ -154,8 +155,13 @@ def test_import_archive_on_the_command_line_rebuilds_under_another_slug(app, ctx
                                                                        tmp_path) -> None:
     path = tmp_path / "archived.zip"
     path.write_bytes(export_bytes(app, ctx, "archived"))
-    result = runner.invoke(args=["competitions", "import-archive", str(path), "--slug", "archived-copy"])
+    refused = runner.invoke(args=["competitions", "import-archive", str(path), "--slug", "archived-copy"])
+    assert refused.exit_code == 2 and "--operator-only" in refused.output  # who manages the copy is not guessed
+    result = runner.invoke(args=["competitions", "import-archive", str(path), "--slug", "archived-copy",
+                                 "--owner", "exporter-archived@example.com"])
     assert result.exit_code == 0, result.output
     copy = ctx.session.scalar(select(Competition).where(Competition.slug == "archived-copy"))
     assert copy is not None and result.output.strip().splitlines()[-1] == str(copy.id)
+    assert copy.created_by_id == ctx.session.scalar(select(Competition.created_by_id)
+                                                    .where(Competition.slug == "archived"))
     assert [p.name for p in copy.phases] == ["Dev", "Test"] and copy.phases[0].label_version == 2

@@ -285,12 +285,13 @@ def test_csv_has_every_row_with_metadata_and_no_formula(ctx, make_phase, make_us
     assert all(r["rank"] == "" for r in rows[1:])
 
 
-def test_hidden_leaderboard_is_for_organizers_only(ctx, make_phase, make_user, make_organizer):
-    phase = make_phase(leaderboard_visibility="hidden")
-    for viewer in (None, make_user()):
+def test_hidden_leaderboard_is_for_organizers_only(ctx, make_phase, make_competition, make_user, make_organizer):
+    organizer = make_organizer()
+    phase = make_phase(make_competition(created_by=organizer), leaderboard_visibility="hidden")
+    for viewer in (None, make_user(), make_organizer()):  # another competition's organizer is a visitor here
         with pytest.raises(Forbidden):
             ranking.leaderboard(ctx, phase_id=phase.id, viewer=viewer)
-    assert ranking.leaderboard(ctx, phase_id=phase.id, viewer=make_organizer()).rows
+    assert ranking.leaderboard(ctx, phase_id=phase.id, viewer=organizer).rows
 
 
 def test_a_tied_resubmission_does_not_replace_the_earlier_one(ctx, make_phase, make_user, make_predictions):

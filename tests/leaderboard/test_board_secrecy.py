@@ -140,7 +140,8 @@ def test_stat_rank_is_a_function_of_the_shown_intervals(ctx, make_phase, make_us
 
 def test_across_phases_shows_only_what_each_phase_board_shows(ctx, make_competition, make_phase, make_user,
                                                               make_predictions, make_organizer):
-    competition = make_competition()
+    owner = make_organizer()
+    competition = make_competition(created_by=owner)
     shown = make_phase(competition, name="Shown")
     hidden = make_phase(competition, name="Hidden", leaderboard_visibility="hidden")
     upcoming = make_phase(competition, name="Soon", status="upcoming")
@@ -153,8 +154,10 @@ def test_across_phases_shows_only_what_each_phase_board_shows(ctx, make_competit
     assert [c.phase.name for c in board.columns] == ["Shown"]
     row = next(r for r in board.rows if r.display_name == "solver")
     assert row.values == {shown.id: every_row(ctx, shown).rows[0].value}
-    organizer = across_phases(ctx, slug=competition.slug, viewer=make_organizer())
+    organizer = across_phases(ctx, slug=competition.slug, viewer=owner)
     assert [c.phase.name for c in organizer.columns] == ["Shown", "Hidden", "Soon"]
+    stranger = across_phases(ctx, slug=competition.slug, viewer=make_organizer())
+    assert [c.phase.name for c in stranger.columns] == ["Shown"]
 
 
 def test_a_reader_never_receives_result_objects_or_bits(ctx, make_phase, make_user, make_predictions):

@@ -77,10 +77,11 @@ def test_rescore_refuses_a_broken_file_before_touching_anything_and_exits_non_ze
     assert runner.invoke(args=["rescore", str(phase.id)]).exit_code == 0
 
 
-def test_the_api_refuses_a_rescore_on_a_broken_file_with_503(ctx, client, make_phase, make_organizer,
-                                                             make_token) -> None:
-    phase = make_phase()
-    headers = {"Authorization": f"Bearer {make_token(make_organizer())}"}
+def test_the_api_refuses_a_rescore_on_a_broken_file_with_503(ctx, client, make_phase, make_competition,
+                                                             make_organizer, make_token) -> None:
+    organizer = make_organizer()
+    phase = make_phase(make_competition(created_by=organizer))
+    headers = {"Authorization": f"Bearer {make_token(organizer)}"}
     _corrupt(ctx, phase)
     response = client.post(f"/api/v1/phases/{phase.id}/rescore", headers=headers)
     body: dict[str, Any] = response.get_json()

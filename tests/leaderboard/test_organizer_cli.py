@@ -61,17 +61,71 @@ def test_tokens_create_prints_a_token_that_authenticates(runner, ctx):
 
 
 def test_competitions_create_prints_the_id(runner, ctx):
-    competition_id = int(last(runner, "competitions", "create", "creak", "--title", "CREAK", "--description", "d"))
+    competition_id = int(last(runner, "competitions", "create", "creak", "--title", "CREAK", "--description", "d",
+                              "--operator-only"))
     assert ctx.session.get(Competition, competition_id).slug == "creak"
-    assert run(runner, "competitions", "create", "creak", "--title", "Again")[0] == 1
-    assert run(runner, "competitions", "create", "Bad Slug", "--title", "x")[0] == 1
+    assert run(runner, "competitions", "create", "creak", "--title", "Again", "--operator-only")[0] == 1
+    assert run(runner, "competitions", "create", "Bad Slug", "--title", "x", "--operator-only")[0] == 1
+
+
+def test_competitions_create_refuses_to_guess_who_manages_it(runner, ctx):
+    code, lines = run(runner, "competitions", "create", "creak", "--title", "CREAK")
+    assert code == 2 and "--owner EMAIL" in "\n".join(lines) and "--operator-only" in "\n".join(lines)
+    last(runner, "users", "create", "org@example.org", "--password", "long enough", "--organizer")
+    code, lines = run(runner, "competitions", "create", "creak", "--title", "CREAK", "--owner", "org@example.org",
+                      "--operator-only")
+    assert code == 2 and "not both" in "\n".join(lines)
+    assert ctx.session.scalar(select(func.count()).select_from(Competition)) == 0
+
+
+def test_competitions_create_with_an_owner_lets_that_organizer_alone_manage_it(runner, ctx):
+    owner_id = int(last(runner, "users", "create", "org@example.org", "--password", "long enough", "--organizer"))
+    other_id = int(last(runner, "users", "create", "other@example.org", "--password", "long enough", "--organizer"))
+    competition_id = int(last(runner, "competitions", "create", "creak", "--title", "CREAK",
+                              "--owner", "Org@Example.org"))
+    competition = ctx.session.get(Competition, competition_id)
+    assert competition.created_by_id == owner_id
+    assert access.can_manage(competition, ctx.session.get(User, owner_id))
+    assert not access.can_manage(competition, ctx.session.get(User, other_id))
+
+
+def test_competitions_create_refuses_an_owner_who_is_not_an_organizer(runner, ctx):
+    last(runner, "users", "create", "ada@example.org", "--password", "long enough")
+    code, lines = run(runner, "competitions", "create", "creak", "--title", "CREAK", "--owner", "ada@example.org")
+    assert code == 1 and "not an organizer" in lines[-1]
+    code, lines = run(runner, "competitions", "create", "creak", "--title", "CREAK", "--owner", "nobody@example.org")
+    assert code == 1 and "nobody@example.org" in lines[-1]
+    assert ctx.session.scalar(select(func.count()).select_from(Competition)) == 0
+
+
+def test_an_operator_only_competition_is_managed_by_no_organizer_until_it_gets_an_owner(runner, ctx):
+    org_id = int(last(runner, "users", "create", "org@example.org", "--password", "long enough", "--organizer"))
+    competition_id = int(last(runner, "competitions", "create", "creak", "--title", "CREAK", "--operator-only"))
+    competition, organizer = ctx.session.get(Competition, competition_id), ctx.session.get(User, org_id)
+    assert competition.created_by_id is None
+    assert not access.can_manage(competition, organizer) and access.can_manage(competition, access.OPERATOR)
+    assert int(last(runner, "competitions", "set-owner", "creak", "org@example.org")) == competition_id
+    ctx.session.expire_all()
+    assert access.can_manage(ctx.session.get(Competition, competition_id), organizer)
+    assert run(runner, "competitions", "set-owner", "nope", "org@example.org")[0] == 1
+
+
+def test_competitions_set_switches_participation_approval(runner, ctx):
+    competition_id = int(last(runner, "competitions", "create", "creak", "--title", "CREAK", "--operator-only"))
+    assert int(last(runner, "competitions", "set", "creak", "--requires-approval")) == competition_id
+    ctx.session.expire_all()
+    assert ctx.session.get(Competition, competition_id).requires_approval is True
+    last(runner, "competitions", "set", "creak", "--no-requires-approval")
+    ctx.session.expire_all()
+    assert ctx.session.get(Competition, competition_id).requires_approval is False
+    assert run(runner, "competitions", "set", "creak")[0] == 2
 
 
 def test_phases_create_open_close_and_rescore(runner, ctx, tmp_path, labels_file, make_predictions):
     labels, config = tmp_path / "labels.jsonl", tmp_path / "phase.json"
     labels.write_bytes(labels_file(private=True))
     config.write_text(json.dumps({"task_type": "binary", "breakdowns": ["category"]}))
-    last(runner, "competitions", "create", "tiny", "--title", "Tiny")
+    last(runner, "competitions", "create", "tiny", "--title", "Tiny", "--operator-only")
     phase_id = int(last(runner, "phases", "create", "tiny", "--name", "Dev", "--labels", str(labels),
                         "--config", str(config), "--start", "2025-01-01T00:00:00Z", "--end", "2999-01-01",
                         "--max-per-day", "3", "--max-total", "10"))
@@ -91,7 +145,7 @@ def test_phases_create_open_close_and_rescore(runner, ctx, tmp_path, labels_file
 def test_phases_create_reports_bad_labels_and_unknown_competitions(runner, tmp_path):
     bad = tmp_path / "labels.jsonl"
     bad.write_text('{"id": "a", "label": true}\n{"id": "a", "label": false}\n')
-    last(runner, "competitions", "create", "tiny", "--title", "Tiny")
+    last(runner, "competitions", "create", "tiny", "--title", "Tiny", "--operator-only")
     code, lines = run(runner, "phases", "create", "tiny", "--name", "x", "--labels", str(bad))
     assert code == 1 and "line 2" in lines[-1]
     code, lines = run(runner, "phases", "create", "nope", "--name", "x", "--labels", str(bad))
@@ -107,7 +161,7 @@ def test_phases_create_from_an_importers_outdir(runner, ctx, tmp_path):
 
     outdir = tmp_path / "out"
     run_import("tgcsr", released("tg-csr", "jsonl", "camping-tf.jsonl"), outdir)
-    last(runner, "competitions", "create", "tg-csr", "--title", "TG-CSR")
+    last(runner, "competitions", "create", "tg-csr", "--title", "TG-CSR", "--operator-only")
     phase_id = int(last(runner, "phases", "create", "tg-csr", "--name", "Camping", "--from-import", str(outdir)))
     phase = ctx.session.get(Phase, phase_id)
     assert phase.n_items == 340 and phase.task_config["breakdowns"] == ["category"]

@@ -19,11 +19,12 @@ def test_a_participant_reads_the_precision_sentence_above_the_breakdowns(ctx, cl
     assert SENTENCE in page and page.index("Scores") < page.index(SENTENCE) < page.index("By category")
 
 
-def test_organizers_see_exact_breakdowns_without_the_sentence(ctx, client, make_phase, make_user, make_organizer,
-                                                              login, make_predictions) -> None:
-    phase = make_phase(config={"task_type": "binary", "min_slice_items": 1})
+def test_organizers_see_exact_breakdowns_without_the_sentence(ctx, client, make_phase, make_competition, make_user,
+                                                              make_organizer, login, make_predictions) -> None:
+    organizer = make_organizer()
+    phase = make_phase(make_competition(created_by=organizer), config={"task_type": "binary", "min_slice_items": 1})
     submission = accept_submission(ctx, phase_id=phase.id, user=make_user(), filename="p.csv",
                                    stream=io.BytesIO(make_predictions(wrong=1)))
-    login(client, make_organizer())
+    login(client, organizer)
     page = client.get(f"/submissions/{submission.id}").get_data(as_text=True)
     assert "By category" in page and SENTENCE not in page

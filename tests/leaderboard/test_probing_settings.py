@@ -52,7 +52,7 @@ def test_default_step_is_one_over_root_n_with_a_floor() -> None:
 
 def test_phases_create_takes_probing_flags(runner, ctx, tmp_path: Path, labels_file) -> None:
     (tmp_path / "labels.jsonl").write_bytes(labels_file())
-    assert run(runner, "competitions", "create", "demo", "--title", "Demo")[0] == 0
+    assert run(runner, "competitions", "create", "demo", "--title", "Demo", "--operator-only")[0] == 0
     code, lines = run(runner, "phases", "create", "demo", "--name", "P", "--labels", str(tmp_path / "labels.jsonl"),
                       "--min-slice-items", "5", "--public-feedback", "ladder", "--ladder-step", "0.05",
                       "--min-answered", "3")

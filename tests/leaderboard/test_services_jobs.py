@@ -38,7 +38,7 @@ def scores_per_submission(ctx, phase_id: int) -> dict[int, int]:
 def test_a_rescore_job_runs_in_batches_and_every_submission_keeps_an_active_score(ctx, make_phase, make_user,
                                                                                   make_predictions, monkeypatch):
     monkeypatch.setattr(rescoring, "BATCH", 3)
-    phase, user = make_phase(max_per_day=None), make_user()
+    phase, user = make_phase(max_per_day="unlimited"), make_user()
     ids = uploads(ctx, phase, user, make_predictions, 7)
     job = queued_job(ctx, phase)
     seen: list[int] = []
@@ -63,7 +63,7 @@ def test_a_rescore_job_runs_in_batches_and_every_submission_keeps_an_active_scor
 def test_an_abandoned_job_is_resumed_after_its_last_committed_batch(ctx, make_phase, make_user, make_predictions,
                                                                    monkeypatch):
     monkeypatch.setattr(rescoring, "BATCH", 4)
-    phase, user = make_phase(max_per_day=None), make_user()
+    phase, user = make_phase(max_per_day="unlimited"), make_user()
     uploads(ctx, phase, user, make_predictions, 9)  # 12 with the baselines: 3 batches
     job = queued_job(ctx, phase)
     real_progress, calls = jobs.progress, []
@@ -115,8 +115,10 @@ def test_a_job_claimed_by_a_live_run_is_not_run_twice(ctx, make_phase):
     assert ctx.session.get(Job, job.id, populate_existing=True).status == "running"
 
 
-def test_a_failed_job_says_why_to_its_managers_only(ctx, make_phase, make_organizer, make_user, monkeypatch):
-    phase, outsider, participant = make_phase(), make_organizer(), make_user()
+def test_a_failed_job_says_why_to_its_managers_only(ctx, make_phase, make_competition, make_organizer, make_user,
+                                                    monkeypatch):
+    owner, outsider, participant = make_organizer(), make_organizer(), make_user()
+    phase = make_phase(make_competition(created_by=owner))
 
     def broken(ctx, **_):
         raise RuntimeError("storage away")
@@ -125,10 +127,10 @@ def test_a_failed_job_says_why_to_its_managers_only(ctx, make_phase, make_organi
     job = phases.rescore_phase(ctx, phase_id=phase.id, actor=OPERATOR)
     view = jobs.get_job(ctx, job_id=job.id, actor=OPERATOR)
     assert view.status == "failed" and "storage away" in view.error
-    for stranger in (participant, None):
+    for stranger in (participant, outsider, None):
         with pytest.raises(NotFound):
             jobs.get_job(ctx, job_id=job.id, actor=stranger)
-    assert jobs.get_job(ctx, job_id=job.id, actor=outsider).status == "failed"  # no creator: any organizer
+    assert jobs.get_job(ctx, job_id=job.id, actor=owner).status == "failed"
 
 
 def test_replacing_labels_records_every_version(ctx, make_phase, labels_file):

@@ -1,4 +1,4 @@
-"""Who manages a competition: its creator (any organizer when it has none), the operator; nobody else.
+"""Who manages a competition: its owner, the operator; nobody else (one without an owner: the operator alone).
 
 The rule lives in the services (access.py), so the web pages, the API and the
 CLI cannot disagree about it.
@@ -104,12 +104,28 @@ def test_the_creator_and_the_operator_may_run_every_use_case(ctx, people, owned,
     assert _took_effect(ctx, owned, use_case, result)
 
 
-def test_any_organizer_manages_a_competition_nobody_created(ctx, people, make_phase):
-    phase = make_phase()  # made by the operator: created_by_id is empty
+def test_a_competition_without_an_owner_is_managed_by_the_operator_alone(ctx, people, make_phase, make_user,
+                                                                         make_predictions):
+    phase = make_phase()  # made by the operator without an owner: created_by_id is empty
     assert phase.competition.created_by_id is None
-    assert phases.close_phase(ctx, phase_id=phase.id, actor=people["rival"]).state_override == "closed"
-    with pytest.raises(Forbidden):
-        phases.open_phase(ctx, phase_id=phase.id, actor=people["alice"])
+    for who in ("creator", "rival", "alice"):
+        with pytest.raises(Forbidden):
+            phases.close_phase(ctx, phase_id=phase.id, actor=people[who])
+    secret = _submit(ctx, phase, make_user(), make_predictions())
+    with pytest.raises(NotFound):  # no organizer may read a participant's upload (or export the labels)
+        access.get_submission(ctx, submission_id=secret.id, viewer=people["rival"])
+    assert phases.close_phase(ctx, phase_id=phase.id, actor=OPERATOR).state_override == "closed"
+
+
+def test_the_operator_names_the_owner_and_may_hand_it_over(ctx, people):
+    made = competitions.create_competition(ctx, slug="given", title="Given", actor=OPERATOR, owner=people["creator"])
+    assert can_manage(made, people["creator"]) and not can_manage(made, people["rival"])
+    competitions.set_owner(ctx, slug="given", owner=people["rival"], actor=OPERATOR)
+    assert can_manage(made, people["rival"]) and not can_manage(made, people["creator"])
+    with pytest.raises(Forbidden):  # only the operator hands a competition over
+        competitions.set_owner(ctx, slug="given", owner=people["creator"], actor=people["rival"])
+    with pytest.raises(Forbidden):  # an organizer creates competitions for themselves only
+        competitions.create_competition(ctx, slug="x", title="X", actor=people["creator"], owner=people["rival"])
 
 
 def test_only_organizers_create_competitions_and_the_creator_is_recorded(ctx, people):
@@ -122,9 +138,9 @@ def test_only_organizers_create_competitions_and_the_creator_is_recorded(ctx, pe
 
 def test_the_dashboard_lists_only_the_competitions_an_organizer_manages(ctx, people, make_competition):
     make_competition("theirs", created_by=people["creator"])
-    make_competition("shared")
+    make_competition("operators")
     make_competition("rivals", created_by=people["rival"])
-    assert {c.slug for c in competitions.list_competitions(ctx, managed_by=people["creator"])} == {"theirs", "shared"}
+    assert {c.slug for c in competitions.list_competitions(ctx, managed_by=people["creator"])} == {"theirs"}
     assert {c.slug for c in competitions.list_competitions(ctx, managed_by=people["alice"])} == set()
     assert len(competitions.list_competitions(ctx, managed_by=OPERATOR)) == 3
     assert len(competitions.list_competitions(ctx)) == 3

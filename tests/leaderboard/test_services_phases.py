@@ -173,14 +173,16 @@ def test_starting_kit_has_questions_a_valid_sample_and_a_readme(ctx, make_phase)
     scoring.read_predictions(archive.read("sample_submission.csv"), load_phase_labels(ctx, phase), max_bytes=10**6)
 
 
-def test_public_files_wait_for_the_phase_to_open_except_for_organizers(ctx, make_phase, make_organizer, make_user):
-    phase = make_phase(status="upcoming")
+def test_public_files_wait_for_the_phase_to_open_except_for_organizers(ctx, make_phase, make_competition,
+                                                                      make_organizer, make_user):
+    organizer = make_organizer()
+    phase = make_phase(make_competition(created_by=organizer), status="upcoming")
     with pytest.raises(NotFound):
         phase_files.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=make_user())
-    name, data = phase_files.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=make_organizer())
+    name, data = phase_files.public_file(ctx, phase_id=phase.id, name="questions.jsonl", viewer=organizer)
     assert name.endswith("questions.jsonl") and data.count(b"\n") == 8
     with pytest.raises(NotFound):
-        phase_files.public_file(ctx, phase_id=phase.id, name="labels.jsonl", viewer=make_organizer())
+        phase_files.public_file(ctx, phase_id=phase.id, name="labels.jsonl", viewer=organizer)
 
 
 def test_upcoming_data_is_refused_to_another_competitions_organizer(ctx, make_competition, make_phase,

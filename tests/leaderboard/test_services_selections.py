@@ -68,13 +68,16 @@ def test_the_limit_is_per_team_and_teammates_may_select_each_others(ctx, phase, 
     assert selected(ctx, phase) == {alices.id, carols.id}
 
 
-def test_only_the_owner_or_a_teammate_may_select(ctx, phase, make_user, make_organizer, make_predictions):
+def test_only_the_owner_or_a_teammate_may_select(ctx, make_phase, make_competition, make_user, make_organizer,
+                                                 make_predictions):
+    organizer = make_organizer()
+    phase = make_phase(make_competition(created_by=organizer), config={"task_type": "binary", "final_selections": 1})
     alice, mallory = make_user(), make_user()
     sub = upload(ctx, phase, alice, make_predictions())
     with pytest.raises(NotFound):
         selections.select_submission(ctx, submission_id=sub.id, user=mallory)
-    with pytest.raises(Forbidden):
-        selections.select_submission(ctx, submission_id=sub.id, user=make_organizer())
+    with pytest.raises(Forbidden):  # its organizer sees it, but selecting is the participant's choice
+        selections.select_submission(ctx, submission_id=sub.id, user=organizer)
     assert selected(ctx, phase) == set()
 
 
@@ -120,7 +123,7 @@ def test_every_change_tells_the_board(ctx, phase, make_user, make_predictions, m
 @pytest.mark.parametrize("attempt", range(2))
 def test_concurrent_selections_of_one_team_never_pass_the_limit(runtime, ctx, make_phase, make_user,
                                                                 make_predictions, attempt):
-    phase = make_phase(config={"task_type": "binary", "final_selections": 2})
+    phase = make_phase(config={"task_type": "binary", "final_selections": 2}, max_per_day="unlimited")
     alice, bob = make_user(), make_user()
     team = teams.create_team(ctx, competition_slug=phase.competition.slug, name="Lab", user=alice)
     teams.join_team(ctx, invite_code=team.invite_code, user=bob)

@@ -193,12 +193,13 @@ def test_unreadable_stored_file_is_retried_not_failed(ctx, make_phase, make_user
 
 
 def test_owner_and_organizers_see_a_submission_others_do_not(ctx, make_phase, make_user, make_organizer,
-                                                             make_predictions):
-    phase, owner, other, organizer = make_phase(), make_user(), make_user(), make_organizer()
+                                                             make_competition, make_predictions):
+    owner, other, organizer, stranger = make_user(), make_user(), make_organizer(), make_organizer()
+    phase = make_phase(make_competition(created_by=organizer))
     submission = upload(ctx, phase, owner, make_predictions())
     assert access.get_submission(ctx, submission_id=submission.id, viewer=owner).id == submission.id
     assert access.get_submission(ctx, submission_id=submission.id, viewer=organizer).id == submission.id
-    for viewer in (other, None):
+    for viewer in (other, stranger, None):
         with pytest.raises(NotFound):
             access.get_submission(ctx, submission_id=submission.id, viewer=viewer)
     assert [s.id for s in submissions.list_submissions(ctx, phase_id=phase.id, user=owner)] == [submission.id]

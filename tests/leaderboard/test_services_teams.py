@@ -118,15 +118,17 @@ def test_a_wrong_invite_code_is_not_found(ctx, make_user):
 
 
 def test_outsiders_see_the_members_but_not_the_code_or_the_entries(ctx, make_phase, make_user, make_organizer,
-                                                                  make_predictions):
-    phase = make_phase()
+                                                                  make_competition, make_predictions):
+    organizer = make_organizer()
+    phase = make_phase(make_competition(created_by=organizer))
     alice, outsider = make_user(display_name="Alice"), make_user()
     team = teams.create_team(ctx, competition_slug=phase.competition.slug, name="Lab", user=alice)
     upload(ctx, phase, alice, make_predictions(), method="rag")
     seen = teams.team_page(ctx, team_id=team.id, viewer=outsider)
     assert [m.display_name for m in seen.members] == ["Alice"]
     assert (seen.invite_code, seen.entries, seen.is_member, seen.can_leave) == (None, None, False, False)
-    managed = teams.team_page(ctx, team_id=team.id, viewer=make_organizer())
+    assert teams.team_page(ctx, team_id=team.id, viewer=make_organizer()).invite_code is None  # not theirs
+    managed = teams.team_page(ctx, team_id=team.id, viewer=organizer)
     assert managed.invite_code == team.invite_code
     assert [(e.phase_id, e.method, e.submissions) for e in managed.entries] == [(phase.id, "rag", 1)]
     with pytest.raises(NotFound):
