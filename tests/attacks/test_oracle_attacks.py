@@ -195,3 +195,11 @@ def test_zero_floor_reads_every_true_target_from_exact_rows(
     decoded = oracle_attacks.zero_floor(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
     targets = [group.items[u] for group in packed(real_items, size=UPLOADS) for u in range(UPLOADS)]
     assert _labels(decoded, real_items) == (sum(item.label for item in targets), 0)
+
+
+def test_an_explicitly_unlimited_phase_lets_the_same_uploads_through(platform: Platform, attacker: Attacker,
+                                                                     real_items: list[Item]) -> None:
+    phase_id = platform.phase([], labels=label_file(real_items, private=False), config=CONFIG,
+                              max_per_day="unlimited")
+    assert oracle_attacks.uploads_until_refused(platform, attacker(), phase_id, real_items[0],
+                                                attempts=30) == (30, None)
