@@ -2,7 +2,7 @@
 
 The reference program of ``bench/score_bench.py``: it reads the same hidden label
 file (JSON Lines), phase config and CSV submission as ``python -m scoring evaluate``
-and prints the same numbers for the metrics it implements (SPEC §3, binary task):
+and prints the same numbers for the metrics it implements (docs/METRICS.md, binary task):
 accuracy, answer rate, selective accuracy, F1 of the positive class, macro-F1 and
 ECE, overall, per breakdown value (list-valued categories count in each) and per
 popularity bucket with gap and relative drop, plus a 95% percentile bootstrap
@@ -118,7 +118,7 @@ def ece(correct: np.ndarray, conf: np.ndarray) -> float:
 
 
 def slice_metrics(part: pd.DataFrame) -> dict[str, Any]:
-    """Return the SPEC §3 metrics of one slice with scikit-learn."""
+    """Return the metrics of one slice (docs/METRICS.md) with scikit-learn."""
     y, pred = part["y"].to_numpy(), part["pred"].to_numpy()
     answered = pred != ABSTAIN
     n, n_answered, n_correct = len(y), int(answered.sum()), int((pred == y).sum())

@@ -16,7 +16,7 @@ import numpy as np
 
 GENERATOR_VERSION = 2
 HEAD_MIN = 1000
-"""Popularity counts (page views, say) from this up are head items; below, tail (SPEC §2.2 thresholds)."""
+"""Popularity counts (page views, say) from this up are head items; below, tail (docs/LONG_TAIL.md: buckets)."""
 CATEGORIES = (
     "geography", "history", "science", "sports", "music", "film", "literature",
     "politics", "religion", "food", "biology", "chemistry", "physics", "art",

@@ -23,7 +23,7 @@ Printed numbers:
   cross-module calls into it is shown beside it).
 
 Everything is set up before tracing starts, through the stable outside interfaces
-(the ``flask`` CLI commands of SPEC §6 and the login form), and one identical upload is
+(the ``flask`` CLI commands of docs/CLI.md and the login form), and one identical upload is
 made first by another participant, so imports, template compilation and caches are warm
 and only the steady-state path is counted. Module-level code (``<module>``) is ignored.
 

@@ -1,4 +1,4 @@
-"""Re-scoring at deadline scale (SPEC §10): the API answers at once, the job finishes, the board stays readable.
+"""Re-scoring at deadline scale (docs/ORGANIZING.md, Jobs): the API answers at once, the job ends, the board stays up.
 
 Builds an instance on a throwaway PostgreSQL database (127.0.0.1:5432, user postgres):
 one competition with two open phases of ``--items`` binary items (categories, head/torso/tail

@@ -171,7 +171,7 @@ def compare(ours: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
 
 
 def analytics(ours: dict[str, Any]) -> dict[str, Any]:
-    """Return what ours computed of SPEC §11 (the baseline computes none of it): bins, points, aurc."""
+    """Return what ours computed of docs/LONG_TAIL.md (the baseline computes none of it): bins, points, aurc."""
     return {"popularity_curve_bins": len(ours.get("popularity_curve", [])),
             "risk_coverage_points": len(ours.get("risk_coverage", [])),
             "reliability_bins": len(ours.get("reliability", [])),
@@ -232,7 +232,8 @@ def print_table(summary: dict[str, Any]) -> None:
           f"{'OK' if agreement['agree'] else 'MISMATCH'}, max |diff| {agreement['max_abs_diff']:.3g}; "
           f"warm and cold output {'identical' if agreement['warm_equals_cold'] else 'DIFFERENT'}")
     extra = summary["analytics"]
-    print(f"ours also computed (SPEC §11; the baseline does not): {extra['popularity_curve_bins']} popularity-curve "
+    print(f"ours also computed (docs/LONG_TAIL.md; the baseline does not): "
+          f"{extra['popularity_curve_bins']} popularity-curve "
           f"bins with intervals, {extra['risk_coverage_points']} risk-coverage points, aurc {extra['aurc']:.4f}, "
           f"{extra['reliability_bins']} reliability bins")
     print(f"overall accuracy 95% CI: ours {agreement['accuracy_ci']['ours']}, "

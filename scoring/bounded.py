@@ -2,7 +2,7 @@
 
 ``read_bounded`` reads a stream (or takes bytes) and raises ``FileTooLarge`` as soon as
 the content passes the limit, having read at most one chunk past it. ``FileTooLarge``
-is a ``PredictionFileError`` carrying the participant's message (SPEC §2.3) and the
+is a ``PredictionFileError`` carrying the participant's message (docs/FORMATS.md, Validation problems) and the
 limit, so a caller with its own wording can say it its way.
 """
 

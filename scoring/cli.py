@@ -1,4 +1,4 @@
-"""The scoring command line of SPEC §4: ``evaluate``, ``validate`` and ``import``.
+"""The scoring command line (docs/CLI.md, python -m scoring): ``evaluate``, ``validate`` and ``import``.
 
 Exit codes: 0 success; 2 the prediction file is invalid (its problems are printed as
 JSON on stdout, never a score); 3 the label file or phase config is invalid (message

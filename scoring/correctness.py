@@ -1,4 +1,4 @@
-"""Per-item correctness of a scored file, packed into bits for the server (SPEC §8.3).
+"""Per-item correctness of a scored file, packed into bits for the server (docs/METRICS.md, Figures on the board).
 
 The exact McNemar test behind ``p_vs_previous`` needs, for two submissions, which items
 each got right. The scorer keeps that as two bit strings per score (``numpy.packbits``

@@ -1,4 +1,4 @@
-"""Which fields of an item the public questions file may carry: one allow list (SPEC §2.1).
+"""Which fields of an item the public questions file may carry: one allow list (docs/FORMATS.md, Public questions file).
 
 A field is public when it is one of ``ALWAYS_PUBLIC``, a breakdown the phase config
 names, or one the organizer marks public (config ``"public_fields"``); every other

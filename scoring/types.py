@@ -25,19 +25,19 @@ ABSTAIN: int = -1
 MAX_LISTED_PROBLEMS = 50
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MIN_SLICE_ITEMS = 25
-"""SPEC §12: answered items a slice of a hidden split needs before a participant sees it."""
+"""docs/PROBING.md: answered items a slice of a hidden split needs before a participant sees it."""
 
 NO_BUCKET, TAIL, TORSO, HEAD = -1, 0, 1, 2
 BUCKET_NAMES: dict[int, str] = {HEAD: "head", TORSO: "torso", TAIL: "tail"}
-"""Popularity bucket codes and names (SPEC §2.1), in the order results list them."""
+"""Popularity bucket codes and names (docs/LONG_TAIL.md, Popularity buckets), in the order results list them."""
 
 SPLIT_NAMES: tuple[str, ...] = ("public", "private")
-"""The leaderboards an item can count on (SPEC §2.1); an item's split code is its index here."""
+"""The leaderboards an item can count on (docs/FORMATS.md, ``split``); an item's split code is its index here."""
 
 
 @dataclass(frozen=True)
 class PhaseConfig:
-    """The task config of one phase (SPEC §2.2), already checked."""
+    """The task config of one phase (docs/FORMATS.md, Phase config), already checked."""
 
     task_type: TaskType
     options: tuple[str, ...] = BINARY_OPTIONS
@@ -46,14 +46,14 @@ class PhaseConfig:
     head_min: float | None = None
     tail_max: float | None = None
     missing_ids: MissingIds = "abstain"
-    # Probing defences (SPEC §12); the platform applies them, scoring only checks min_answered.
+    # Probing defences (docs/PROBING.md); the platform applies them, scoring only checks min_answered.
     min_slice_items: int = DEFAULT_MIN_SLICE_ITEMS
     public_feedback: PublicFeedback = "exact"
     ladder_step: float | None = None  # None: max(0.001, 1/sqrt(public items))
     min_answered: int | None = None
     public_fields: tuple[str, ...] = ()  # fields the organizer marks public beyond the allow list (public_fields.py)
-    views: tuple[Any, ...] = ()  # scoring.views.View objects (SPEC §8.2); empty: one "Overall" view
-    # Entries (SPEC §9): methods per team or user, and final selections (None: no selection).
+    views: tuple[Any, ...] = ()  # scoring.views.View objects (docs/FORMATS.md, Leaderboard views); empty: "Overall"
+    # Entries (docs/ENTRIES.md): methods per team or user, and final selections (None: no selection).
     max_methods: int = 3
     final_selections: int | None = None
 
@@ -67,7 +67,7 @@ class Problem:
     message: str
 
     def to_json(self) -> dict[str, Any]:
-        """Return the SPEC §4 error object."""
+        """Return the problem as listed in docs/FORMATS.md, Validation problems."""
         return {"line": self.line, "id": self.id, "message": self.message}
 
 
@@ -84,7 +84,7 @@ class PredictionFileError(ScoringError):
         self.error_count = error_count
 
     def to_json(self) -> dict[str, Any]:
-        """Return the SPEC §4 validation-failure object."""
+        """Return the validation-failure object of docs/FORMATS.md, Validation problems."""
         return {"errors": [p.to_json() for p in self.problems], "error_count": self.error_count}
 
 

@@ -1,6 +1,6 @@
-"""Leaderboard views of a phase (SPEC §8.2): their shape, checked when a config is read.
+"""Leaderboard views of a phase (docs/FORMATS.md, Leaderboard views): their shape, checked when a config is read.
 
-A phase config may list views, each ranking by one metric path (SPEC §8.1) and
+A phase config may list views, each ranking by one metric path (docs/METRICS.md, Metric paths) and
 showing a few more as columns; without them there is one view, ``Overall``, ranked
 by ``primary_metric``. Whether a label file can produce a path is checked by
 ``scoring.producible`` when a phase is created or its views are edited.

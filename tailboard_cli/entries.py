@@ -1,4 +1,4 @@
-"""Entries from the command line (SPEC §9): --meta values, teams, final selection, organizers' baselines."""
+"""Entries from the command line (docs/ENTRIES.md): --meta values, teams, final selection, organizers' baselines."""
 
 from __future__ import annotations
 

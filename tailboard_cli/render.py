@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 NOT_METRICS = frozenset({"n", "answered", "correct", "ci"})
-"""Keys of a slice object (SPEC §3, §4) that are counts or intervals rather than metrics."""
+"""Keys of a slice object (docs/METRICS.md, The result object) that are counts or intervals rather than metrics."""
 
 
 def number(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""Hidden label files (SPEC §2.1): ``load_labels`` parses, checks and builds a ``LabelSet``.
+"""Hidden label files (docs/FORMATS.md, Hidden label file): ``load_labels`` parses, checks and builds a ``LabelSet``.
 
 The pipeline: ``fast`` (pyarrow) or ``careful`` (line by line) parses the file into
 raw columns (``raw``); ``check`` applies every field's rule (``rules``) once, whichever

@@ -95,7 +95,7 @@ def rename_lists(data: bytes, fields: tuple[str, ...]) -> tuple[bytes, tuple[str
     """Rename list values of breakdown fields to ``name + LIST_SUFFIX``.
 
     pyarrow refuses a column that is a string on some lines and a list on others (the
-    category of SPEC §2.1 may be either), so list values go to their own column.
+    category of docs/FORMATS.md may be either), so list values go to their own column.
     ``"name": [`` outside a key can only occur inside a key ending in an escaped quote,
     and a renamed key only ever adds a column the fast reader does not use;
     ``scoring.labels.fast`` checks that every string value was seen. A file that already

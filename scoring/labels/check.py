@@ -1,9 +1,9 @@
-"""The one checker of label files (SPEC §2.1): both parsers' output ends here.
+"""The one checker of label files (docs/FORMATS.md, Hidden label file): both parsers' output ends here.
 
 ``check`` applies every field's rule (``scoring.labels.rules``) to a ``RawFile`` and
 raises LabelFileError naming the first bad line of the file; a line the careful
 parser could not read counts after every bad row before it. It then settles the
-phase config (inferring what the config leaves out from the labels, SPEC §4) and
+phase config (inferring what the config leaves out from the labels, docs/FORMATS.md, Without a config) and
 converts the gold labels under it. The message may quote label data: it is for
 organizers only.
 """
@@ -76,7 +76,7 @@ def raise_first(raw: RawFile, found: list[BadRow | None]) -> None:
 
 
 def resolve_config(config: EarlyConfig, label: RawColumn, raw: RawFile) -> PhaseConfig:
-    """Return the phase config, inferring from the labels what it leaves out (SPEC §4)."""
+    """Return the phase config, inferring from the labels what it leaves out (docs/FORMATS.md, Without a config)."""
     if isinstance(config, PhaseConfig):
         return config
     if config is None or "task_type" not in config:

@@ -1,4 +1,4 @@
-"""Load a hidden label file (SPEC §2.1): parse, check once, build the label set; cached on disk when asked.
+"""Load a hidden label file (docs/FORMATS.md): parse, check once, build the label set; cached on disk when asked.
 
 The fast parser (pyarrow) is tried first; when it cannot read the file exactly, or the
 checker refuses what it read, the careful parser reads the file again line by line
@@ -36,9 +36,9 @@ class CheckedFile:
 
 
 def load_labels(source: LabelSource, config: ConfigSource = None, *, cache: bool = False) -> LabelSet:
-    """Read and check a label file; without a config, infer one (SPEC §4).
+    """Read and check a label file; without a config, infer one (docs/FORMATS.md, Without a config).
 
-    Raises LabelFileError, naming the line, for anything that breaks SPEC §2.1. With
+    Raises LabelFileError, naming the line, for anything docs/FORMATS.md (Hidden label file) refuses. With
     ``cache`` (and unless TAILBOARD_LABEL_CACHE=0) the parsed label set is kept on
     disk and reused while the file, the config and this code stay the same
     (``scoring.labels.cache``).

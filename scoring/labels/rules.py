@@ -1,4 +1,4 @@
-"""What each field of a label file may hold (SPEC §2.1), as rules over raw columns.
+"""What each field of a label file may hold (docs/FORMATS.md, Hidden label file), as rules over raw columns.
 
 A rule takes one field's ``RawColumn`` and returns the converted column plus the first
 row that breaks it (a ``BadRow``), or None. Conversions work on whole Arrow arrays,

@@ -1,4 +1,4 @@
-"""The long-tail curves of SPEC §11: accuracy against popularity, risk against coverage.
+"""The long-tail curves of docs/LONG_TAIL.md: accuracy against popularity, risk against coverage.
 
 **Popularity curve** (numeric popularity only). Cut points are
 ``numpy.quantile(values, [0.1, ..., 0.9])`` over every item of the label file that has
@@ -19,7 +19,7 @@ first point whose coverage reaches j / 100 (the test is done on integers: 100 x 
 so far >= j x N), without repeats. The last is always (1, 1 - accuracy).
 
 **Reliability diagram** (when ``confidence`` is given): the bins ``ece`` sums over
-(SPEC §3: bin = min(floor(10 conf), 9) over the answered items), read off the same
+(docs/METRICS.md, Metrics: bin = min(floor(10 conf), 9) over the answered items), read off the same
 calibration table: each bin with an answered item gives its confidence range
 ``lo``..``hi``, ``n`` answered items, their ``accuracy`` and mean ``confidence``, so
 that ece = sum over bins of (n / answered) x |accuracy - confidence|.

@@ -1,4 +1,4 @@
-"""SPEC §11 (and the ece bins of §3) read literally, in plain Python: the independent reference for the long-tail tests.
+"""docs/LONG_TAIL.md (and the ece bins of docs/METRICS.md) read literally, in plain Python, for the tests.
 
 Shares no code with ``scoring``. A row is a dict with ``answer`` (None for an
 abstention), ``gold``, ``conf`` (a float on answered rows when the file has confidences)

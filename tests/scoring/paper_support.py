@@ -75,7 +75,7 @@ def score_csv(labels: LabelSet, predictions: Mapping[str, str] | Iterable[tuple[
 
 
 def ranked_value(result: dict[str, Any], path: str) -> Any:
-    """Return the number a metric path names in a result object (SPEC §8.1), read the plain way."""
+    """Return the number a metric path names in a result object (docs/METRICS.md, Metric paths), read the plain way."""
     parts = path.split(".")
     if len(parts) == 1:
         return result["overall"][path]

@@ -1,4 +1,4 @@
-"""``python -m scoring``: exit codes 0/2/3 and what each prints (SPEC §4), run as a real process."""
+"""``python -m scoring``: exit codes 0/2/3 and what each prints (docs/CLI.md), run as a real process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Phase configs (SPEC §2.2): defaults, every check, and inference from labels (SPEC §4)."""
+"""Phase configs (docs/FORMATS.md, Phase config): defaults, every check, and inference from labels."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Per-item correctness (SPEC §8.3): the bits the scorer keeps agree with the counts it publishes."""
+"""Per-item correctness (docs/METRICS.md): the bits the scorer keeps agree with the counts it publishes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Rules every import keeps, checked on every real released file and every fixture.
 
-The label file follows SPEC §2.1, the public questions never carry a label or an
+The label file follows docs/FORMATS.md, the public questions never carry a label or an
 answer-revealing field, every source record appears in the report, and what the
 report calls kept or changed is exactly what was written.
 """
@@ -59,7 +59,7 @@ FIXTURE_CASES: dict[str, tuple[str, Path, dict[str, Path]]] = {
 }
 ALL_CASES = {**REAL_CASES, **FIXTURE_CASES}
 RANKED_BY = {"creak": "accuracy", "colota": "popularity.tail.accuracy", "tgcsr": "f1", "comparisonqa": "accuracy"}
-"""Each benchmark's paper ranks by this (SPEC §8.1: CoLoTa by tail accuracy, TG-CSR by F1)."""
+"""Each benchmark's paper ranks by this (docs/METRICS.md, Metric paths: CoLoTa by tail accuracy, TG-CSR by F1)."""
 needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/datasets is not present")
 CASE_PARAMS = [pytest.param(name, marks=needs_real if name in REAL_CASES else ())
                for name in ALL_CASES]

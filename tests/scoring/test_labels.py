@@ -1,4 +1,4 @@
-"""Label files (SPEC §2.1): what is accepted, what each error says, and fast == careful reader."""
+"""Label files (docs/FORMATS.md): what is accepted, what each error says, and fast == careful reader."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""SPEC §11 as properties: popularity_curve, aurc, risk_coverage and the ece bins against a direct count.
+"""docs/LONG_TAIL.md as properties: popularity_curve, aurc, risk_coverage and the ece bins against a direct count.
 
 The direct implementation below works item by item with exact fractions; it shares no
-code with ``scoring`` (the decile cut points are ``numpy.quantile`` because SPEC §11
+code with ``scoring`` (the decile cut points are ``numpy.quantile`` because docs/LONG_TAIL.md
 defines them so). Hypothesis draws the scenarios: popularity and confidence values
 from small pools so that ties are common, abstentions, items without a popularity,
 splits, files that answer nothing, and label files whose popularity is one value

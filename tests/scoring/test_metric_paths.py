@@ -1,4 +1,4 @@
-"""One registry names every metric, its label and its direction; metric paths (SPEC §8.1) resolve through it."""
+"""One registry names every metric, its label and its direction; metric paths (docs/METRICS.md) resolve through it."""
 
 from __future__ import annotations
 

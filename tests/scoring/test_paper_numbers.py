@@ -119,7 +119,7 @@ def test_tgcsr_leave_one_annotator_out_human_f1_is_the_papers_80_5(
 
     For each annotator A..F: build the phase through the importer from the released
     file with that annotator's votes removed, so each item's label is the majority of
-    the other annotators' non-missing votes, a tie counting as yes (SPEC §4), and an
+    the other annotators' non-missing votes, a tie counting as yes (docs/LONG_TAIL.md), and an
     item none of the others voted on is skipped. Predict every item of that phase with
     the held-out annotator's own vote (1 true, 0 false, a NaN vote left empty, which is
     an abstention and so a false negative on a true item), upload it as a CSV, and take

@@ -1,4 +1,4 @@
-"""Rules of reading a prediction file (SPEC §2.3): CSV, values, ids, missing ids, order."""
+"""Rules of reading a prediction file (docs/FORMATS.md, Prediction files): CSV, values, ids, missing ids, order."""
 
 from __future__ import annotations
 

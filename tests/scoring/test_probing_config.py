@@ -1,4 +1,4 @@
-"""SPEC §12 phase config keys: defaults on, every bad value named, min_answered refuses thin files."""
+"""Probing config keys (docs/PROBING.md): defaults on, every bad value named, min_answered refuses thin files."""
 
 from __future__ import annotations
 

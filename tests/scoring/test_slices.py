@@ -1,4 +1,4 @@
-"""Slices of SPEC §3: breakdowns, popularity with gap and drop, pairs, groups, splits, result shape."""
+"""Slices of docs/METRICS.md: breakdowns, popularity with gap and drop, pairs, groups, splits, result shape."""
 
 from __future__ import annotations
 

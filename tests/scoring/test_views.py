@@ -1,4 +1,4 @@
-"""Views and metric paths in the phase config (SPEC §8.1–8.2), and the entry settings of SPEC §9."""
+"""Views and metric paths in the phase config (docs/FORMATS.md, docs/METRICS.md), entry settings (docs/ENTRIES.md)."""
 
 from __future__ import annotations
 
