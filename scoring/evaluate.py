@@ -1,4 +1,4 @@
-"""Score a prediction file against a label set: the result object of SPEC §4 and §11."""
+"""Score a prediction file against a label set: the result object of docs/METRICS.md and docs/LONG_TAIL.md."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ IntArray = npt.NDArray[np.int64]
 
 
 def evaluate(labels: LabelSet, predictions: Predictions) -> dict[str, Any]:
-    """Return every metric of every slice (SPEC §3, §11) as the SPEC §4 result object.
+    """Return every metric of every slice (docs/METRICS.md, docs/LONG_TAIL.md) as the result object.
 
     The same inputs always give the same object, keys in the same order. Every slice
     of the whole file and of each split is scored in one batch (``SliceBatch``).
@@ -128,7 +128,7 @@ def _gap_and_drop(popularity: dict[str, Any]) -> None:
 def _popularity_curve(
     labels: LabelSet, scores: ItemScores, mask: BoolArray, batch: SliceBatch, curve: tuple[IntArray, int] | None
 ) -> list[dict[str, Any]]:
-    """Return the bins of SPEC §11 that have masked items, from least to most popular, to be filled."""
+    """Return the popularity-curve bins (docs/LONG_TAIL.md) with masked items, least popular first, to be filled."""
     if curve is None:
         return []
     codes, n_bins = np.where(mask, curve[0], -1), curve[1]

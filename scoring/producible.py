@@ -1,4 +1,4 @@
-"""The metric paths a label file can produce (SPEC §8.1), checked when a phase is created or edited.
+"""The metric paths a label file can produce (docs/METRICS.md, Metric paths), checked when a phase is created or edited.
 
 ``popularity.tail.accuracy`` needs tail items; ``popularity.gap.*`` head and tail
 items; ``breakdowns.category.geo.f1`` the field among the config's breakdowns and an

@@ -1,4 +1,4 @@
-"""The metrics of SPEC §3 as small pure functions over count tables (``scoring.metrics.counts``).
+"""The metrics of docs/METRICS.md (Metrics) as small pure functions over count tables (``scoring.metrics.counts``).
 
 Each takes a ``SliceCounts`` (one slice, or a batch along leading dimensions) and
 returns float64 with NaN for null. The registry (``scoring.metrics.registry``) names
@@ -104,7 +104,7 @@ def ece(counts: SliceCounts) -> FloatArray:
 
 
 def aurc(counts: SliceCounts) -> FloatArray:
-    """Return the area under the risk-coverage curve (SPEC §11); lower is better.
+    """Return the area under the risk-coverage curve (docs/LONG_TAIL.md, Risk-coverage and aurc); lower is better.
 
     Levels in order, each level one group: coverage = items so far / N, risk = wrong so
     far / items so far; the area is the sum over groups of (coverage step) x risk.

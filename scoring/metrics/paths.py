@@ -1,4 +1,4 @@
-"""Metric paths (SPEC §8.1): which number of a result object a path names, and which way is better.
+"""Metric paths (docs/METRICS.md, Metric paths): which number of a result object a path names, and which way is better.
 
 A path is read relative to a result object (or the split object shown):
 
@@ -10,7 +10,7 @@ A path is read relative to a result object (or the split object shown):
 - ``pairs.<both_correct|head_only|tail_only|neither>``.
 
 Lower is better for ``ece``, ``aurc`` and every gap and relative drop; higher for the
-rest (SPEC §8.1, as written: that includes ``pairs.neither``).
+rest (docs/METRICS.md, Metric paths: that includes ``pairs.neither``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from scoring.labels import LabelSet
 from scoring.metrics import METRICS, SliceCounts, get_metric, point_values
 from scoring.types import ABSTAIN, PhaseConfig, Predictions
 
-SENTINEL = 99  # an abstention, mapped outside every label list as SPEC §3 says
+SENTINEL = 99  # an abstention, mapped outside every label list as docs/METRICS.md says
 
 
 def cells_of(gold: list[int], answer: list[int], k: int) -> np.ndarray:
