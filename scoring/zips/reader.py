@@ -36,7 +36,7 @@ from scoring.zips.records import Record, parse_json, parse_jsonl
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes]
 
 MEMBER_LIMIT = DEFAULT_MAX_BYTES
-"""Default cap of one member's inflated size (100 MiB, the upload limit of SPEC §2.3)."""
+"""Default cap of one member's inflated size (100 MiB, the upload limit of docs/FORMATS.md)."""
 MAX_MEMBERS = 100_000
 MAX_SPOOLED = 1 << 32
 """Most bytes copied from a stream that cannot seek (zipfile needs to seek)."""
