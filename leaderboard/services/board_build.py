@@ -131,7 +131,7 @@ def load_candidates(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
                                        created_at, public_primary, label_version, name, team)
         latest[sub_id] = score_id  # one active score per submission; a duplicate keeps the last
     wanted = set(latest.values())
-    metrics = list(dict.fromkeys(v.metric for v in spec.views))
+    metrics = list(dict.fromkeys([phase.primary_metric, *(v.metric for v in spec.views)]))
     cells = select(ScoreCell.score_id, ScoreCell.board, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi,
                    ScoreCell.error)
     if owners is None:
@@ -176,8 +176,14 @@ def ladder_decisions(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
     higher = higher_is_better(phase.primary_metric)
     for group in owners.values():
         group.sort(key=lambda c: (order.get(c.submission_id, 0), c.submission_id))
-        decisions.update(ladder_walk([(c.submission_id, c.public_primary) for c in group], step=step, higher=higher))
+        decisions.update(ladder_walk([(c.submission_id, _released_value(c, phase)) for c in group], step=step,
+                                     higher=higher))
     return decisions, step
+
+
+def _released_value(c: Candidate, phase: Phase) -> float | None:
+    """Return a candidate's exact public primary value, None where the open board shows none (too few answered)."""
+    return c.public_primary if c.cells.get(("open", phase.primary_metric), NO_CELL)[0] is not None else None
 
 
 def selection_pool(phase: Phase, candidates: list[Candidate]) -> set[int] | None:

@@ -200,12 +200,13 @@ def user_decisions(ctx: ServiceContext, *, phase: Phase, user_id: int, results: 
     A team climbs one ladder: its members share their feedback as they share their quota.
     """
     rows = ctx.session.execute(
-        select(Submission.id, Score.public_primary)
+        select(Submission.id, Score.public_primary, Score.results)
         .join(Score, Score.submission_id == Submission.id)
         .where(Submission.phase_id == phase.id, owner_filter(user_id=user_id, team_id=team_id),
                Submission.is_baseline.is_(False), Submission.status == "scored", Score.retired_at.is_(None))
     ).all()
-    return decide(ctx, phase=phase, values=[(row[0], row[1]) for row in rows], results=results)
+    values = [(row[0], row[1] if primary_shown(row[2], phase=phase) else None) for row in rows]
+    return decide(ctx, phase=phase, values=values, results=results)
 
 
 def decide(ctx: ServiceContext, *, phase: Phase, values: Iterable[tuple[int, float | None]],
@@ -242,12 +243,33 @@ def shown_primaries(ctx: ServiceContext, *, phase: Phase, submissions: list[Subm
     active = {sub.id: [s for s in sub.scores if s.retired_at is None]
               for sub in submissions if sub.status == "scored"}
     scores = {sub_id: rows[-1] for sub_id, rows in active.items() if rows}
+    values = {sub_id: s.public_primary if primary_shown(s.results, phase=phase) else None
+              for sub_id, s in scores.items()}
     if not scores or not ladder_applies(phase):
-        return {sub_id: None if s.public_primary is None else round(s.public_primary, 4)
-                for sub_id, s in scores.items()}
-    decisions = decide(ctx, phase=phase, values=[(i, s.public_primary) for i, s in scores.items()],
-                       results=next(iter(scores.values())).results)
+        return {sub_id: None if value is None else round(value, 4) for sub_id, value in values.items()}
+    decisions = decide(ctx, phase=phase, values=list(values.items()), results=next(iter(scores.values())).results)
     return {sub_id: decision.shown for sub_id, decision in decisions.items()}
+
+
+def primary_shown(results: dict[str, Any], *, phase: Phase) -> bool:
+    """Return whether a file answers enough items of its primary metric's slice for the value to be shown at all.
+
+    The slice's answered items are counted over the whole file (as services/visibility.py
+    counts them while a private split is hidden): below min_slice_items no page shows the
+    value, not even under the ladder, so a file of two answers never reads their labels.
+    """
+    parts = phase.primary_metric.split(".")
+    needed = probing_settings(phase).min_slice_items
+    if len(parts) == 1 or parts[0] == "pairs":
+        slices = [results.get("overall")]
+        needed = min(needed, max(int(results.get("n_items") or 0), 1))  # a smaller phase: every item
+    elif parts[0] == "popularity":
+        buckets = results.get("popularity") or {}
+        slices = [buckets.get("head"), buckets.get("tail")] if parts[1] in ("gap", "relative_drop") else [
+            buckets.get(parts[1])]
+    else:
+        slices = [((results.get("breakdowns") or {}).get(parts[1]) or {}).get(".".join(parts[2:-1]))]
+    return all(isinstance(part, dict) and int(part.get("answered") or 0) >= needed for part in slices)
 
 
 def ladder_view(shown: dict[str, Any], decision: LadderDecision, *, metric: str) -> dict[str, Any]:

@@ -68,8 +68,8 @@ OWN_KEYS = frozenset({"n", "answered", "answer_rate"})
 """Figures of ``overall`` that only count the participant's own file (while no private split is hidden)."""
 CURVE_POINTS = 20
 """Risk-coverage points and reliability bins shown at most: at least N / CURVE_POINTS items apart (or in a bin)."""
-FEW_ANSWERED_NOTE = ("Your file answers fewer than {k} items: no score of it is shown, since a figure over so few "
-                     "answers would tell their labels.")
+FEW_ANSWERED_NOTE = ("Your file answers fewer than {k} items (or not every item of a smaller phase): no score of it "
+                     "is shown, since a figure over so few answers would tell their labels.")
 SMALL_SLICE_NOTE = ("Breakdown rows with fewer than {k} answered items are not shown, and calibration "
                     "figures need 100, so that no single item's correctness can be read off.")
 HIDDEN_SPLIT_NOTE = ("Until the phase closes, figures that would tell which of your answered items belong to this "
@@ -138,7 +138,7 @@ class _Rules:
         shown: dict[str, Any] = {key: result[key] for key in ("n_items",) if key in result}
         reach = _answered(reference.get("overall") or {})
         if "overall" in result:
-            shown["overall"] = self.overall(result["overall"], reach)
+            shown["overall"] = self.overall(result["overall"], reach, items=int(reference.get("n_items") or 0))
         if reach >= CURVE_MIN_ANSWERED and not hide_membership:
             if "aurc" in result:
                 shown["aurc"] = self._calibration(result["aurc"], reach, exact=result, path="aurc")
@@ -159,15 +159,16 @@ class _Rules:
                 shown["popularity_curve"] = curve
         return shown
 
-    def overall(self, part: dict[str, Any], answered: int) -> dict[str, Any]:
+    def overall(self, part: dict[str, Any], answered: int, *, items: int) -> dict[str, Any]:
         """Return the overall slice as shown: ranked figures and own counts exact, the rest on the grid.
 
-        A file answering fewer than min_slice_items items shows its own counts only.
+        A file answering fewer than min_slice_items items (every item, in a phase of fewer
+        items: ``items``, counted like ``answered``) shows its own counts only.
         """
         if not OVERALL_BOUNDED:
             return self.slice(part, answered, path="overall", keep_small=True) or {}
         own = set() if self.hide else set(OWN_KEYS)
-        if answered < self.settings.min_slice_items:
+        if answered < min(self.settings.min_slice_items, max(items, 1)):
             self.notes.append(FEW_ANSWERED_NOTE.format(k=self.settings.min_slice_items))
             return {key: part[key] for key in ("n", "answered") if key in part and key in own}
         return self.slice(part, answered, path="overall", keep_small=True, own=frozenset(own)) or {}

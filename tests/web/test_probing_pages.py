@@ -91,4 +91,4 @@ def test_phase_page_states_the_rule_and_lists_shown_values_under_the_ladder(worl
 
 def test_phase_page_states_exact_feedback_by_default(world: World, client: Any) -> None:
     page = client.get(f"/phases/{world.open_phase.id}").get_data(as_text=True)
-    assert "Public scores are exact" in page and "at least 2 answered items" in page  # the world sets 2
+    assert "The public ranking value is exact" in page and "at least 2 answered items" in page  # the world sets 2
