@@ -154,7 +154,8 @@ def shown_cells(cells: dict[str, Cell], *, step: float | None, withheld: bool) -
         if step is not None and leaf in COUNT_LEAVES:
             continue
         if step is not None and leaf not in NOT_SCORES:
-            cell = (*(None if x is None else rounded_to_step(x, step) for x in cell[:3]), cell[3])
+            value, lo, hi = (None if x is None else rounded_to_step(x, step) for x in cell[:3])
+            cell = (value, lo, hi, cell[3])
         if leaf in WHOLE_LEAVES and isinstance(cell[0], float) and cell[0].is_integer():
             cell = (int(cell[0]), None, None, None)
         out[path] = tuple(round_floats(list(cell)))  # type: ignore[assignment]
