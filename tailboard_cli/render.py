@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-NOT_METRICS = frozenset({"n", "answered", "correct", "ci"})
-"""Keys of a slice object (docs/METRICS.md, The result object) that are counts or intervals rather than metrics."""
+NOT_METRICS = frozenset({"n", "answered", "correct", "ci", "grid", "exact"})
+"""Keys of a slice object (docs/METRICS.md, The result object) that are counts, intervals or marks, not metrics."""
 
 
 def number(value: Any) -> str:
@@ -20,6 +20,14 @@ def number(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
     return str(value)
+
+
+def shown(part: dict[str, Any], key: str) -> str:
+    """Format one figure of a slice: exact to 4 decimals, or a coarse one to 2 with ± its step (docs/PROBING.md)."""
+    value, grid = part.get(key), part.get("grid")
+    if value is None or not isinstance(grid, float) or key in (part.get("exact") or ()):
+        return number(value)
+    return f"{value:.2f} ±{grid:.2f}"
 
 
 def scores(results: dict[str, Any] | None, primary: str | None = None, scope: str | None = "all") -> list[str]:
@@ -34,6 +42,7 @@ def scores(results: dict[str, Any] | None, primary: str | None = None, scope: st
         lines.append(f"{title} ({overall.get('n', view.get('n_items', '?'))} items)")
         lines += _metrics(overall, primary, indent="  ")
         lines += _slices(view)
+    lines += [f"note: {warning}" for warning in results.get("warnings") or []]
     if scope == "public":
         lines.append("The private split's scores are shown when the phase closes.")
     return lines or ["No scores to show."]
@@ -105,20 +114,20 @@ def _metrics(overall: dict[str, Any], primary: str | None, *, indent: str) -> li
         interval = ci.get(name)
         extra = f"  [{number(interval[0])}, {number(interval[1])}]" if interval else ""
         mark = "  <- ranking metric" if name == primary else ""
-        lines.append(f"{indent}{name:<20}{number(overall[name]):>8}{extra}{mark}")
+        lines.append(f"{indent}{name:<20}{shown(overall, name):>11}{extra}{mark}")
     return lines
 
 
 def _slices(view: dict[str, Any]) -> list[str]:
     lines = []
     for field, values in (view.get("breakdowns") or {}).items():
-        cells = ", ".join(f"{value} {number(m.get('accuracy'))}" for value, m in values.items())
+        cells = ", ".join(f"{value} {shown(m, 'accuracy')}" for value, m in values.items())
         # no value shown: every slice is below the phase's minimum size, or hidden
         lines.append(f"  accuracy by {field}: {cells or '(slices too small to show)'}")
     popularity = view.get("popularity") or {}
     buckets = [b for b in ("head", "torso", "tail") if b in popularity]
     if buckets:
-        cells = ", ".join(f"{b} {number(popularity[b].get('accuracy'))}" for b in buckets)
+        cells = ", ".join(f"{b} {shown(popularity[b], 'accuracy')}" for b in buckets)
         gap = (popularity.get("gap") or {}).get("accuracy")
         note = f" (head-tail gap {number(gap)})" if gap is not None else ""
         lines.append(f"  accuracy by popularity: {cells}{note}")
