@@ -98,8 +98,10 @@ def _decode(raw: bytes) -> dict[str, Any]:
     if "\\u" in text:  # an escaped lone surrogate parses, but is no text
         try:
             json.dumps(record, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("a \\u escape is not valid Unicode text") from None
+        except UnicodeEncodeError as error:
+            escape = f"\\u{ord(error.object[error.start]):04x}"
+            raise ValueError(f"a \\u escape is not valid Unicode text: {escape} is a lone surrogate, "
+                             "not a character (surrogates come in pairs)") from None
     return record
 
 

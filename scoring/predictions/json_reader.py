@@ -1,4 +1,9 @@
-"""The readers of JSON Lines and JSON prediction files: each record to a row, with its line."""
+"""The readers of JSON Lines and JSON prediction files: each record to a row, with its line.
+
+A ``\\ud800``-style escape of a lone UTF-16 surrogate parses as JSON but is no text: a
+record holding one is refused on its line ("Invalid text: ...") instead of reaching
+pyarrow, which cannot encode it. Only documents that contain such an escape pay for the check.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ from scoring.types import PredictionFileError, Problem
 
 FIELDS = ("id", "prediction", "confidence")
 _WS = re.compile(r"[ \t\n\r]*")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _DECODER = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
@@ -31,10 +38,26 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def lone_surrogate(*texts: str | None) -> str | None:
+    """Return the first lone surrogate of the texts as its escape ('\\ud800'), or None when there is none."""
+    for text in texts:
+        found = _SURROGATE.search(text) if text else None
+        if found:
+            return f"\\u{ord(found.group()):04x}"
+    return None
+
+
+def surrogate_message(escape: str) -> str:
+    """Return the sentence refusing a record that holds a lone surrogate escape."""
+    return (f"Invalid text: {escape} is a lone surrogate, not a character. Write the character itself, "
+            "or escape it as a surrogate pair (such as \\ud83d\\ude00).")
+
+
 class _Builder:
     """Collects rows of a JSON or JSON Lines document."""
 
-    def __init__(self) -> None:
+    def __init__(self, text: str) -> None:
+        self.suspect = _SURROGATE_ESCAPE.search(text) is not None  # strings may hold lone surrogates
         self.lines: list[int] = []
         self.ids: list[str | None] = []
         self.values: list[str | None] = []
@@ -43,7 +66,12 @@ class _Builder:
         self.log = ProblemLog()
 
     def add(self, line: int, id_: str | None, value: str | None, confidence: str | None) -> None:
-        """Append one row."""
+        """Append one row, or log the row's lone surrogate instead."""
+        if self.suspect:
+            escape = lone_surrogate(id_, value, confidence)
+            if escape is not None:
+                self.log.add(line, None, surrogate_message(escape))
+                return
         self.lines.append(line)
         self.ids.append(id_)
         self.values.append(value)
@@ -54,10 +82,11 @@ class _Builder:
         if type(record) is dict and record.keys() <= _FIELD_SET and "prediction" in record:
             id_ = record.get("id")
             if type(id_) is str:  # the common case, kept short for speed
-                self.add(line, id_, _text(record["prediction"]), None)
+                confidence = None
                 if "confidence" in record:
                     self.has_confidence = True
-                    self.confidences[-1] = _text(record["confidence"])
+                    confidence = _text(record["confidence"])
+                self.add(line, id_, _text(record["prediction"]), confidence)
                 return
         self._add_unusual(record, line, not_object)
 
@@ -67,7 +96,7 @@ class _Builder:
             self.log.add(line, None, not_object)
             return
         id_ = record.get("id")
-        id_ = id_ if isinstance(id_, str) else None
+        id_ = id_ if isinstance(id_, str) and not (self.suspect and lone_surrogate(id_)) else None
         if "id" not in record:
             self.log.add(line, None, "Missing field 'id': every prediction needs an id.")
         elif id_ is None:
@@ -92,7 +121,7 @@ class _Builder:
 
 def read_jsonl(text: str) -> Rows:
     """Read JSON Lines: one object per line, blank lines ignored."""
-    builder = _Builder()
+    builder = _Builder(text)
     not_object = ("Broken JSON line: each line must be one JSON object such as "
                   '{"id": "q1", "prediction": "true"}.')
     for number, line in enumerate(text.split("\n"), start=1):
@@ -123,7 +152,7 @@ def _broken_line(line: str) -> str:
 
 def read_json(text: str) -> Rows:
     """Read one JSON document: a list of objects, or one object mapping id to prediction."""
-    builder = _Builder()
+    builder = _Builder(text)
     try:
         start = _skip(text, 0)
         if text.startswith("[", start):
