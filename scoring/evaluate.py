@@ -28,7 +28,7 @@ def evaluate(labels: LabelSet, predictions: Predictions) -> dict[str, Any]:
     """
     scores = item_scores(gold=labels.gold, answer=predictions.answer, confidence=predictions.confidence,
                          k=len(labels.config.options), binary=labels.config.task_type == "binary",
-                         groups=labels.groups)
+                         groups=labels.groups, pairs=labels.pairs, popularity=labels.popularity)
     batch = SliceBatch()
     curve = _curve_bins(labels)
     result = _body(labels, scores, np.ones(labels.n, dtype=bool), batch, curve)
@@ -67,7 +67,7 @@ def _body(
     labels: LabelSet, scores: ItemScores, mask: BoolArray, batch: SliceBatch, curve: tuple[IntArray, int] | None
 ) -> dict[str, Any]:
     """Return the result object (without splits and warnings) over the masked items, to be filled."""
-    overall = family_counts(scores, np.where(mask, 0, -1), 1)[0]
+    overall = family_counts(scores, np.where(mask, 0, -1), 1, with_pairs=True)[0]
     out: dict[str, Any] = {"n_items": int(mask.sum()), "overall": batch.add(overall)}
     if overall.ranking is not None:
         out["risk_coverage"] = risk_coverage(overall.ranking)

@@ -2,8 +2,10 @@
 
 ``popularity.tail.accuracy`` needs tail items; ``popularity.gap.*`` head and tail
 items; ``breakdowns.category.geo.f1`` the field among the config's breakdowns and an
-item with that value; ``pairs.*`` pairs; ``group_accuracy`` groups. Metrics computed
-from the participant's confidences (``ece``, ``aurc``) need nothing of the labels.
+item with that value; ``pairs.*`` pairs; ``group_accuracy`` groups; ``macro_f1_fixed``
+a multiple-choice task; ``avg_macro_f1`` that and a complete head/tail pair. Metrics
+computed from the participant's confidences (``ece``, ``aurc``) need nothing of the
+labels.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from scoring.labels.labelset import LabelSet
+from scoring.metrics.pairs import has_complete_pair
 from scoring.metrics.paths import DIFFERENCES
 from scoring.metrics.registry import COUNT_LABELS, METRICS, PAIR_SHARES
 from scoring.types import BUCKET_NAMES, LabelFileError
@@ -38,10 +41,19 @@ class Producible:
                        if name in labels.config.breakdowns}
         self.groups = bool(len(labels.groups)) and bool((labels.groups >= 0).any())
         self.pairs = bool(len(labels.pairs)) and bool((labels.pairs >= 0).any())
+        self.multiple_choice = labels.config.task_type == "multiple_choice"
+        self.complete_pairs = self.multiple_choice and has_complete_pair(labels.pairs, labels.popularity)
 
     def metric(self, name: str) -> bool:
-        """Return whether a slice of this label set can carry metric name."""
-        return name != "group_accuracy" or self.groups
+        """Return whether a slice of this label set can carry metric name (a count always can)."""
+        metric = METRICS.get(name)
+        if metric is None:
+            return True
+        if metric.multiple_choice_only and not self.multiple_choice:
+            return False
+        if metric.table == "groups":
+            return self.groups
+        return self.complete_pairs if metric.table == "pairs" else True
 
     def has(self, path: str) -> bool:
         """Return whether path names a number this label set can produce (its shape already checked)."""
@@ -62,6 +74,7 @@ class Producible:
         """Return the valid paths, short: one pattern per family, with this file's values."""
         metrics = [m for m in METRICS if self.metric(m)]
         out = list(metrics)
+        metrics = [m for m in metrics if METRICS[m].table != "pairs"]  # overall only
         every = "|".join(metrics)
         for bucket in ("head", "torso", "tail"):
             if bucket in self.buckets:

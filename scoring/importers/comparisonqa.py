@@ -9,8 +9,12 @@ low-frequency "below 107", and counts are integers, so ``head_min`` 186 and
 ``tail_max`` 106 (docs/LONG_TAIL.md). Public questions keep the question text, the options and
 the entity URI.
 
-The phase ranks by accuracy; its view shows head and tail accuracy, their gap and
-the pair table (both right, head only, tail only, neither) as columns.
+The phase ranks by accuracy; its view shows head and tail accuracy, their gap, the
+pair table (both right, head only, tail only, neither) and the paper's own macro-F1
+figures as columns: ``avg_macro_f1`` (its "avg Macro F1", the mean of the head and
+the tail side over complete pairs) and ``macro_f1_fixed`` of each side (macro-F1
+over the four options, an option never seen counting 0), which differ from
+Tailboard's ``macro_f1`` (over the options seen, both sides pooled).
 """
 
 from __future__ import annotations
@@ -64,15 +68,29 @@ def convert(source: Path) -> Conversion:
 
 
 def _views(labels: list[Record]) -> list[Record] | None:
-    """Return the view with head and tail accuracy, their gap and the pair shares (what the file has)."""
+    """Return the view with head and tail accuracy, their gap, the pair shares and the paper's macro-F1s."""
     counts = [r["popularity"] for r in labels if "popularity" in r]
     head, tail = any(c >= HEAD_MIN for c in counts), any(c <= TAIL_MAX for c in counts)
-    columns = [f"popularity.{side}.accuracy" for side, has in (("head", head), ("tail", tail)) if has]
+    sides = [side for side, has in (("head", head), ("tail", tail)) if has]
+    columns = [f"popularity.{side}.accuracy" for side in sides]
     if head and tail:
         columns.append("popularity.gap.accuracy")
     if any("pair" in r for r in labels):
         columns += ["pairs.both_correct", "pairs.head_only", "pairs.tail_only", "pairs.neither"]
+    if _complete_pair(labels):
+        columns.append("avg_macro_f1")
+    columns += [f"popularity.{side}.macro_f1_fixed" for side in sides]
     return [view("Overall", "accuracy", columns)] if columns else None
+
+
+def _complete_pair(labels: list[Record]) -> bool:
+    """Return whether some pair has its two items, one in the head bucket and one in the tail bucket."""
+    buckets: dict[str, list[str]] = {}
+    for r in labels:
+        count = r.get("popularity")
+        bucket = None if count is None else "head" if count >= HEAD_MIN else "tail" if count <= TAIL_MAX else "torso"
+        buckets.setdefault(r["pair"], []).append(str(bucket))
+    return any(sorted(found) == ["head", "tail"] for found in buckets.values())
 
 
 def _item(record: Record, pair: str, side: str) -> tuple[Record, str, list[str]] | str:

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from scoring.metrics.bootstrap import accuracy_intervals, batch_intervals
+from scoring.metrics.bootstrap import RESAMPLES, SEED, accuracy_intervals, batch_intervals
 from scoring.metrics.counts import SliceCounts, totals
 from scoring.metrics.formulas import accuracy, answer_rate
+from scoring.metrics.pairs import pair_intervals
 from scoring.metrics.registry import METRICS, get_metric
 
 FloatArray = npt.NDArray[np.float64]
@@ -68,7 +69,7 @@ class SliceBatch:
         points = {m.name: m.fn(stack) for m in METRICS.values() if m.applies(stack) and m.table != "ranking"}
         if counts[0].ranking is not None:
             points["aurc"] = _aurc(counts)
-        found = batch_intervals(stack)
+        found = {**batch_intervals(stack), **pair_intervals(counts, resamples=RESAMPLES, seed=SEED)}
         values = {name: _nulls(v.tolist()) for name, v in points.items()}
         bounds = {name: [None if lo != lo else [lo, hi] for lo, hi in v.tolist()] for name, v in found.items()}
         n, answered, correct = (t.tolist() for t in totals(stack.cells))
@@ -99,15 +100,19 @@ def _nulls(values: list[float]) -> list[float | None]:
 
 
 def _stack(counts: list[SliceCounts]) -> SliceCounts:
-    """Return the slices' tables stacked on a leading axis (groups as zeros where absent)."""
+    """Return the slices' tables stacked on a leading axis (groups and pairs as zeros where absent)."""
     groups = None
     if any(c.groups is not None for c in counts):
         groups = np.stack([c.groups if c.groups is not None else np.zeros(2, dtype=np.int64) for c in counts])
     calibration = None
     if counts[0].calibration is not None:
         calibration = np.stack([c.calibration for c in counts if c.calibration is not None])
+    pairs = None
+    if any(c.pairs is not None for c in counts):
+        none = np.zeros((2, *counts[0].cells.shape), dtype=np.int64)
+        pairs = np.stack([c.pairs if c.pairs is not None else none for c in counts])
     return SliceCounts(cells=np.stack([c.cells for c in counts]), binary=counts[0].binary, groups=groups,
-                       calibration=calibration)
+                       calibration=calibration, pairs=pairs)
 
 
 def _aurc(counts: list[SliceCounts]) -> FloatArray:

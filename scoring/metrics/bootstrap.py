@@ -168,7 +168,8 @@ def resample(counts: SliceCounts, *, resamples: int = RESAMPLES, seed: int = SEE
     cells = counts.cells[None] if single else counts.cells
     k = cells.shape[1]
     fixed = _fixed(k, resamples, seed)
-    batch = replace(counts, cells=draw_cells(cells, fixed=fixed, seed=seed), calibration=None, ranking=None)
+    batch = replace(counts, cells=draw_cells(cells, fixed=fixed, seed=seed), calibration=None, ranking=None,
+                    pairs=None, pair_outcomes=None)  # pairs are resampled whole (scoring.metrics.pairs)
     if counts.groups is not None:
         groups = counts.groups[None] if single else counts.groups
         batch = replace(batch, groups=draw_groups(groups, fixed=fixed, seed=seed))

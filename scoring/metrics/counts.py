@@ -11,7 +11,11 @@ Every slice is reduced to these tables before any metric is computed:
 - ``ranking``: shape ``(..., L, 2)``; per confidence level, from the most confident
   down, then one last level for the abstentions: the items and the wrong ones among
   them (abstentions count as wrong). Levels with no items may appear anywhere
-  (``None`` without confidences).
+  (``None`` without confidences);
+- ``pairs``: shape ``(..., 2, K, K + 1)``; the cells of the head items (``[0]``) and of
+  the tail items (``[1]``) of the slice's complete pairs, one head and one tail item
+  each (``None`` for a slice whose pairs are not counted, or that has none). The
+  slice's ``pair_outcomes`` list the same pairs by outcome, to resample pairs whole.
 
 Leading dimensions are batch dimensions, so the same metric functions score one slice
 or a thousand bootstrap resamples at once.
@@ -32,6 +36,20 @@ CALIBRATION_BINS = 10
 
 
 @dataclass(frozen=True)
+class PairOutcomes:
+    """A slice's complete head/tail pairs by outcome: each distinct (head cell, tail cell) and how many pairs.
+
+    A cell is the flat code ``gold * (K + 1) + answer + 1`` of the cells table (answer
+    -1 an abstention). Outcomes are sorted by (head, tail), so the same pairs always list
+    the same way.
+    """
+
+    head: CountArray
+    tail: CountArray
+    count: CountArray
+
+
+@dataclass(frozen=True)
 class SliceCounts:
     """The count tables of one slice (or of a batch of resampled slices)."""
 
@@ -40,6 +58,8 @@ class SliceCounts:
     groups: CountArray | None = None
     calibration: FloatArray | None = None
     ranking: CountArray | None = None
+    pairs: CountArray | None = None
+    pair_outcomes: PairOutcomes | None = None  # single slices only
 
     @property
     def n(self) -> int:

@@ -77,6 +77,30 @@ def macro_f1(counts: SliceCounts) -> FloatArray:
     return _ratio(_class_sum(per_class), _classes_seen(den))
 
 
+def macro_f1_fixed(counts: SliceCounts) -> FloatArray:
+    """Return the mean per-class F1 over every class of the task, a class never seen counting 0; null when N is 0.
+
+    ComparisonQA's own definition (its evaluation script calls scikit-learn's
+    ``f1_score(..., labels=[A, B, C, D], average="macro")``, an abstention mapped
+    outside the labels); ``macro_f1`` averages over the classes seen instead.
+    """
+    per_class, _ = counts.per_class_f1  # 0 for a class never seen
+    return np.where(counts.sums[0] > 0, _class_sum(per_class) / per_class.shape[-1], np.nan)
+
+
+def avg_macro_f1(counts: SliceCounts) -> FloatArray:
+    """Return the mean of the head and the tail items' ``macro_f1_fixed`` over complete pairs (ComparisonQA's).
+
+    ComparisonQA's "avg Macro F1": macro-F1 over the fixed classes of the head
+    (high-frequency) questions and of the tail (low-frequency) questions, averaged;
+    null without a complete pair.
+    """
+    if counts.pairs is None:
+        raise ValueError("avg_macro_f1 needs a pairs table")
+    sides = macro_f1_fixed(SliceCounts(cells=counts.pairs, binary=counts.binary))  # (..., 2): head, tail
+    return (sides[..., 0] + sides[..., 1]) / 2
+
+
 def f1(counts: SliceCounts) -> FloatArray:
     """Return the F1 of the positive class (binary) or the macro F1 (multiple choice)."""
     if not counts.binary:

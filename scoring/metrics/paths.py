@@ -2,7 +2,8 @@
 
 A path is read relative to a result object (or the split object shown):
 
-- ``<metric>``: the overall slice, e.g. ``accuracy``, ``ece``, ``aurc``;
+- ``<metric>``: the overall slice, e.g. ``accuracy``, ``ece``, ``aurc``, ``avg_macro_f1``
+  (a metric of head/tail pairs, such as ``avg_macro_f1``, is only an overall path);
 - ``popularity.<head|torso|tail>.<metric>``;
 - ``popularity.gap.<metric>`` and ``popularity.relative_drop.<metric>``, for the
   metrics that carry an interval: lower is better (a smaller head-tail difference);
@@ -54,7 +55,7 @@ def _resolve(parts: list[str]) -> tuple[str, bool] | None:
         return name, get_metric(name).higher_is_better
     if len(parts) == 2 and parts[0] == "pairs" and name in PAIR_SHARES:
         return name, True
-    if name not in METRICS:
+    if name not in METRICS or METRICS[name].table == "pairs":  # pairs metrics are overall only
         return None
     metric = get_metric(name)
     if len(parts) == 3 and parts[0] == "popularity" and parts[1] in BUCKET_NAMES.values():
@@ -68,8 +69,8 @@ def _resolve(parts: list[str]) -> tuple[str, bool] | None:
 
 def valid_paths_text() -> str:
     """Return the valid metric paths as one line, for error messages."""
-    metrics = "|".join(METRICS)
-    with_ci = "|".join(m.name for m in METRICS.values() if m.has_ci)
+    metrics = "|".join(m.name for m in METRICS.values() if m.table != "pairs")
+    with_ci = "|".join(m.name for m in METRICS.values() if m.has_ci and m.table != "pairs")
     buckets = "|".join(BUCKET_NAMES[code] for code in sorted(BUCKET_NAMES, reverse=True))
     return (f"{', '.join(METRICS)}; popularity.<{buckets}>.<{metrics}>; "
             f"popularity.<{'|'.join(DIFFERENCES)}>.<{with_ci}>; breakdowns.<field>.<value>.<{metrics}>; "

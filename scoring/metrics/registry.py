@@ -17,7 +17,7 @@ from scoring.metrics import formulas
 from scoring.metrics.counts import CountArray, FloatArray, SliceCounts
 from scoring.types import ScoringError
 
-Table = Literal["cells", "groups", "calibration", "ranking"]
+Table = Literal["cells", "groups", "calibration", "ranking", "pairs"]
 
 
 class UnknownMetricError(ScoringError, KeyError):
@@ -35,6 +35,9 @@ class Metric:
     ``fraction``, when set, returns the integer counts the metric divides, whose
     denominator is the slice's item count (the same in every bootstrap resample): the
     intervals then sort integer counts instead of floats (the same numbers, cheaper).
+    ``multiple_choice_only`` metrics are left out of yes/no tasks. A ``pairs`` metric is
+    computed on the overall slice (of the file and of each split) only, and its interval
+    resamples whole pairs (``scoring.metrics.pair_bootstrap``).
     """
 
     name: str
@@ -44,9 +47,14 @@ class Metric:
     table: Table
     has_ci: bool
     fraction: Callable[[SliceCounts], tuple[CountArray, CountArray]] | None = None
+    multiple_choice_only: bool = False
 
     def applies(self, counts: SliceCounts) -> bool:
-        """Return whether the slice has the table this metric reads."""
+        """Return whether the slice has the table this metric reads (and the task it needs)."""
+        if self.multiple_choice_only and counts.binary:
+            return False
+        if self.table == "pairs":
+            return counts.pairs is not None
         if self.table == "groups":
             return counts.groups is not None
         if self.table == "calibration":
@@ -64,6 +72,10 @@ METRICS: dict[str, Metric] = {
         Metric("selective_accuracy", "Selective accuracy", formulas.selective_accuracy, True, "cells", True),
         Metric("f1", "F1", formulas.f1, True, "cells", True),
         Metric("macro_f1", "Macro-F1", formulas.macro_f1, True, "cells", True),
+        Metric("macro_f1_fixed", "Macro-F1 (every option)", formulas.macro_f1_fixed, True, "cells", True,
+               multiple_choice_only=True),
+        Metric("avg_macro_f1", "Avg macro-F1 (head, tail)", formulas.avg_macro_f1, True, "pairs", True,
+               multiple_choice_only=True),
         Metric("group_accuracy", "Group accuracy", formulas.group_accuracy, True, "groups", True),
         Metric("ece", "ECE", formulas.ece, False, "calibration", False),
         Metric("aurc", "AURC", formulas.aurc, False, "ranking", False),

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from scoring.metrics.counts import CALIBRATION_BINS, SliceCounts
+from scoring.metrics.counts import CALIBRATION_BINS, PairOutcomes, SliceCounts
+from scoring.metrics.pairs import pair_outcomes, pair_sides
 from scoring.metrics.registry import PAIR_SHARES
 from scoring.types import ABSTAIN, HEAD, TAIL
 
@@ -43,6 +44,8 @@ class ItemScores:
     confidence: npt.NDArray[np.float64] | None
     level: IntArray | None = None  # confidence level, most confident 0; abstentions n_levels - 1
     n_levels: int = 0
+    pairs: npt.NDArray[np.int32] | None = None  # pair code or -1; None unless multiple choice with pairs
+    popularity: npt.NDArray[np.int8] | None = None  # popularity bucket code, beside ``pairs``
 
 
 def item_scores(
@@ -53,8 +56,14 @@ def item_scores(
     k: int,
     binary: bool,
     groups: npt.NDArray[np.int32],
+    pairs: npt.NDArray[np.int32] | None = None,
+    popularity: npt.NDArray[np.int8] | None = None,
 ) -> ItemScores:
-    """Return the per-item cell codes of answers (-1 abstains) aligned with the gold class codes."""
+    """Return the per-item cell codes of answers (-1 abstains) aligned with the gold class codes.
+
+    ``pairs`` and ``popularity`` are kept for the pairs metrics, which only multiple
+    choice has (``scoring.metrics.pairs``).
+    """
     answers = np.asarray(answer).astype(np.int64)
     if answers.shape != (len(gold),):
         raise ValueError(f"predictions cover {answers.shape} items, the label set has {len(gold)}")
@@ -81,7 +90,16 @@ def item_scores(
         confidence=confidences,
         level=level,
         n_levels=0 if level is None else int(level.max(initial=0)) + 1,
+        **_pair_fields(pairs, popularity, binary=binary),
     )
+
+
+def _pair_fields(pairs: npt.NDArray[np.int32] | None, popularity: npt.NDArray[np.int8] | None, *,
+                 binary: bool) -> dict[str, Any]:
+    """Return the ItemScores pair fields: set for a multiple-choice task whose items have pairs."""
+    if binary or pairs is None or popularity is None or not (pairs >= 0).any():
+        return {}
+    return {"pairs": pairs, "popularity": popularity}
 
 
 def _confidence_levels(confidence: npt.NDArray[np.float64], answered: BoolArray) -> IntArray:
@@ -93,11 +111,13 @@ def _confidence_levels(confidence: npt.NDArray[np.float64], answered: BoolArray)
 
 
 def family_counts(
-    scores: ItemScores, codes: IntArray, n_slices: int, items: IntArray | None = None, *, cells_only: bool = False
+    scores: ItemScores, codes: IntArray, n_slices: int, items: IntArray | None = None, *, cells_only: bool = False,
+    with_pairs: bool = False,
 ) -> list[SliceCounts]:
     """Return the count tables of slices 0..n_slices-1; row r is item items[r] in slice codes[r].
 
-    ``cells_only`` leaves out the group, calibration and ranking tables (popularity-curve bins).
+    ``cells_only`` leaves out the group, calibration and ranking tables (popularity-curve bins);
+    ``with_pairs`` adds the pairs tables (the overall slices).
     """
     keep = codes >= 0
     codes = codes[keep].astype(np.int64)
@@ -110,6 +130,10 @@ def family_counts(
     groups = _group_tables(scores, codes, rows, n_slices)
     calibration = _calibration_tables(scores, codes, rows, n_slices)
     ranking = ranking_tables(scores, codes, rows, n_slices)
+    outcomes: list[PairOutcomes | None] = [None] * n_slices
+    if with_pairs:
+        outcomes = _pair_tables(scores, codes, rows, n_slices)
+    sides = [None if o is None else pair_sides(o, scores.k) for o in outcomes]
     return [
         SliceCounts(
             cells=cells[s],
@@ -117,9 +141,20 @@ def family_counts(
             groups=groups[s] if groups is not None and groups[s].sum() > 0 else None,
             calibration=calibration[s] if calibration is not None else None,
             ranking=ranking[s] if ranking is not None else None,
+            pairs=sides[s],
+            pair_outcomes=outcomes[s],
         )
         for s in range(n_slices)
     ]
+
+
+def _pair_tables(scores: ItemScores, codes: IntArray, rows: IntArray, n_slices: int) -> list[PairOutcomes | None]:
+    """Return each slice's complete pairs by outcome (None where it has none, or the task has no pairs)."""
+    if scores.pairs is None or scores.popularity is None:
+        return [None] * n_slices
+    cell, pairs, popularity = scores.cell[rows], scores.pairs[rows], scores.popularity[rows]
+    return [pair_outcomes(cell=cell[codes == s], pairs=pairs[codes == s], popularity=popularity[codes == s],
+                          k=scores.k) for s in range(n_slices)]
 
 
 def _group_tables(scores: ItemScores, codes: IntArray, rows: IntArray, n_slices: int) -> IntArray | None:

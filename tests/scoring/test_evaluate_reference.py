@@ -20,7 +20,8 @@ from scoring.evaluate import evaluate
 from scoring.labels import load_labels
 from scoring.types import Predictions
 
-CI_METRICS = ("accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy")
+CI_METRICS = ("accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "macro_f1_fixed", "group_accuracy")
+OPTIONS = "ABCD"  # every multiple-choice scenario's options
 CATEGORIES = ["geo", "hist", "sci", "art"]
 
 
@@ -58,13 +59,9 @@ def ref_metrics(rows: list[dict[str, Any]], binary: bool, with_confidence: bool)
         "selective_accuracy": len(correct) / len(answered) if answered else None,
     }
     classes = sorted({r["gold"] for r in rows} | {r["answer"] for r in answered})
-    per_class = []
-    for c in classes:
-        tp = sum(1 for r in rows if r["gold"] == c and r["answer"] == c)
-        fp = sum(1 for r in rows if r["gold"] != c and r["answer"] == c)
-        fn = sum(1 for r in rows if r["gold"] == c and r["answer"] != c)
-        per_class.append(2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0)
-    out["macro_f1"] = sum(per_class) / len(per_class)
+    out["macro_f1"] = sum(class_f1(rows, c) for c in classes) / len(classes)
+    if not binary:  # ComparisonQA's: every option a class, one never seen counting 0
+        out["macro_f1_fixed"] = sum(class_f1(rows, c) for c in range(len(OPTIONS))) / len(OPTIONS)
     if binary:
         tp = sum(1 for r in rows if r["gold"] == 1 and r["answer"] == 1)
         fp = sum(1 for r in rows if r["gold"] == 0 and r["answer"] == 1)
@@ -95,9 +92,31 @@ def ref_metrics(rows: list[dict[str, Any]], binary: bool, with_confidence: bool)
     return out
 
 
+def class_f1(rows: list[dict[str, Any]], c: int) -> float:
+    """F1 of class c: 2 tp / (2 tp + fp + fn), 0 when that is 0 / 0 (an abstention is a miss)."""
+    tp = sum(1 for r in rows if r["gold"] == c and r["answer"] == c)
+    fp = sum(1 for r in rows if r["gold"] != c and r["answer"] == c)
+    fn = sum(1 for r in rows if r["gold"] == c and r["answer"] != c)
+    return 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0
+
+
+def complete_pairs(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The pairs of exactly two rows, one head and one tail, head first."""
+    pairs: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["pair"] is not None:
+            pairs.setdefault(r["pair"], []).append(r)
+    return [sorted(m, key=lambda r: r["bucket"] != "head") for m in pairs.values()
+            if sorted(r["bucket"] or "" for r in m) == ["head", "tail"]]
+
+
 def ref_body(rows: list[dict[str, Any]], breakdowns: list[str], binary: bool, conf: bool,
              cuts: list[float] | None) -> dict[str, Any]:
     out: dict[str, Any] = {"n_items": len(rows), "overall": ref_metrics(rows, binary, conf)}
+    paired = complete_pairs(rows)
+    if paired and not binary:  # ComparisonQA's avg Macro F1: mean of the two sides' fixed-class macro-F1
+        sides = [ref_metrics([p[i] for p in paired], binary, False)["macro_f1_fixed"] for i in (0, 1)]
+        out["overall"]["avg_macro_f1"] = (sides[0] + sides[1]) / 2
     if conf:
         out["risk_coverage"] = lt.risk_coverage(rows)
         out["reliability"] = lt.reliability(rows)

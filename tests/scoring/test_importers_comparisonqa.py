@@ -50,7 +50,19 @@ def test_phase_config_carries_options_and_the_paper_thresholds(tmp_path: Path) -
     assert phase["popularity"] == {"head_min": 186, "tail_max": 106}  # "above 185", "below 107", integers
     assert phase["views"] == [{"name": "Overall", "metric": "accuracy", "columns": [
         "popularity.head.accuracy", "popularity.tail.accuracy", "popularity.gap.accuracy",
-        "pairs.both_correct", "pairs.head_only", "pairs.tail_only", "pairs.neither"]}]
+        "pairs.both_correct", "pairs.head_only", "pairs.tail_only", "pairs.neither",
+        "avg_macro_f1", "popularity.head.macro_f1_fixed", "popularity.tail.macro_f1_fixed"]}]
+
+
+def test_without_a_complete_pair_the_view_has_no_avg_macro_f1(tmp_path: Path) -> None:
+    records = json.loads((FIXTURES / "comparisonqa_small.json").read_text("utf-8"))
+    odd = {**records[1], "low_relationshipCount": "50"}  # high 150: torso, so the pair is not complete
+    source = tmp_path / "odd.json"
+    source.write_text(json.dumps([odd]), encoding="utf-8")
+    run_import("comparisonqa", source, tmp_path / "out")
+    columns = json.loads((tmp_path / "out" / "phase.json").read_text())["views"][0]["columns"]
+    assert "avg_macro_f1" not in columns and "popularity.head.macro_f1_fixed" not in columns
+    assert columns[0] == "popularity.tail.accuracy" and columns[-1] == "popularity.tail.macro_f1_fixed"
 
 
 @needs_real

@@ -14,7 +14,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from scoring.evaluate import evaluate
 from scoring.labels import LabelSet
 from scoring.metrics import METRICS, SliceCounts, get_metric, point_values
-from scoring.types import ABSTAIN, PhaseConfig, Predictions
+from scoring.types import ABSTAIN, HEAD, TAIL, PhaseConfig, Predictions
 
 SENTINEL = 99  # an abstention, mapped outside every label list as docs/METRICS.md says
 
@@ -160,13 +160,18 @@ def _scenario(seed: int) -> tuple[LabelSet, Predictions]:
         ids=pa.array([f"q{i}" for i in range(n)]),
         gold=gold,
         groups=rng.integers(0, 12, n).astype(np.int32),
+        pairs=(np.arange(n) // 2).astype(np.int32),  # items 2i (head) and 2i + 1 (tail): pair i
+        popularity=np.where(np.arange(n) % 2 == 0, HEAD, TAIL).astype(np.int8),
     )
     return labels, Predictions(answer=answer.astype(np.int8), confidence=confidence, n_predictions=n)
 
 
 def _reindexed(labels: LabelSet, predictions: Predictions, order: np.ndarray) -> tuple[LabelSet, Predictions]:
     ids = pa.array([f"r{i}" for i in range(len(order))])
-    new_labels = LabelSet(config=labels.config, ids=ids, gold=labels.gold[order], groups=labels.groups[order])
+    copy = np.array([int((order[:i] == item).sum()) for i, item in enumerate(order)])  # the item's n-th copy
+    pairs = labels.pairs[order] + copy * (int(labels.pairs.max()) + 1)  # a copied pair is a pair of its own
+    new_labels = LabelSet(config=labels.config, ids=ids, gold=labels.gold[order], groups=labels.groups[order],
+                          pairs=pairs.astype(np.int32), popularity=labels.popularity[order])
     assert predictions.confidence is not None
     new_predictions = Predictions(
         answer=predictions.answer[order], confidence=predictions.confidence[order], n_predictions=len(order)
