@@ -56,7 +56,7 @@ def packed(items: list[Item]) -> list[Group]:
     found: dict[tuple[tuple[str, ...], str], list[Item]] = defaultdict(list)
     for item in items:
         found[(tuple(sorted(item.categories)), item.popularity)].append(item)
-    chosen, used = [], set()
+    chosen, used = [], set[str]()
     for (categories, popularity), members in sorted(found.items(), key=lambda kv: (
             kv[0][1] != "head", len(kv[0][0]), -len(kv[1]))):
         owned = tuple(f"category:{c}" for c in categories if sizes[c] >= MIN_ROW) + (
@@ -85,17 +85,17 @@ def equality(accounts: list[Account], phase_id: int, items: list[Item], uploads:
     groups = packed(items)
     base = {i.id: True for i in items} | {g[1][0].id: False for g in groups}
     reference = accounts[0].read(phase_id, base)
-    claims, same = {}, []
+    claims, equal = {}, []
     for u in range(uploads):
         tests = [(g, g[1][u + 1]) for g in groups if len(g[1]) > u + 1]
-        same += [t.label == g[1][0].label for g, t in tests]
+        equal += [t.label == g[1][0].label for g, t in tests]
         answers = base | {t.id: False for _, t in tests} | {g[1][0].id: True for g, _ in tests}
         shown = accounts[(u + 1) % len(accounts)].read(phase_id, answers)
         for (owned, members), target in tests:
             same = unchanged(reference, shown, owned)
             if same is not None:
                 claims[target.id] = members[0].label if same else not members[0].label
-    return {"claims": claims, "uploads": uploads + 1, "blind": blind(same)}
+    return {"claims": claims, "uploads": uploads + 1, "blind": blind(equal)}
 
 
 def membership(account: Account, phase_id: int, items: list[Item], rounds: int) -> dict[str, Any]:
@@ -103,9 +103,9 @@ def membership(account: Account, phase_id: int, items: list[Item], rounds: int) 
     plans = []
     for owned, members in packed(items):
         public = [i for i in members if not i.private]
-        anchors = (next((i for i in public if i.label), None), next((i for i in public if not i.label), None))
-        if anchors[0] and anchors[1]:
-            plans.append((owned, anchors, [i for i in members if i not in anchors]))
+        true, false = next((i for i in public if i.label), None), next((i for i in public if not i.label), None)
+        if true is not None and false is not None:
+            plans.append((owned, (true, false), [i for i in members if i not in (true, false)]))
     base = {i.id: True for i in items} | {a.id: False for _, pair, _ in plans for a in pair}
     reference = account.read(phase_id, base)
     claims: dict[str, Any] = {}
@@ -139,7 +139,7 @@ def tiny(account: Account, phase_id: int, items: list[Item], pairs: int) -> dict
     return {"claims": claims, "uploads": pairs, "blind": blind([i.label for i in items[:2 * pairs]])}
 
 
-def allows(overall: dict[str, Any], hypothesis: tuple[bool, bool], n: int) -> bool:
+def allows(overall: dict[str, Any], hypothesis: tuple[bool, ...], n: int) -> bool:
     """Return whether the shown overall figures allow a's and b's labels (within 4 decimals, or a step if coarse)."""
     tp, tn = int(hypothesis[0]), int(not hypothesis[1])
     some = (1 / (n + 2), 1.0)
@@ -174,7 +174,7 @@ def positive(part: Any) -> bool:
     """Return whether a row's f1 or its interval's top is above anything an exact 0 shows (0, and 0 + a step)."""
     if not isinstance(part, dict):
         return False
-    grid = part.get("grid") if isinstance(part.get("grid"), float) else 0.00006
+    grid = float(part["grid"]) if isinstance(part.get("grid"), float) else 0.00006
     top = ((part.get("ci") or {}).get("f1") or [None, None])[1]
     widened = grid if grid > 0.0001 else 0.0
     return (part.get("f1") or 0) >= grid - 1e-9 or (isinstance(top, float) and top >= grid + widened - 1e-9)

@@ -19,6 +19,7 @@ import re
 import socket
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -222,14 +223,14 @@ class Account:
             raise RuntimeError(f"no csrf_token on {path}")
         return found.group(1)
 
-    def upload(self, phase_id: int, answers: dict[str, bool | None]) -> requests.Response:
+    def upload(self, phase_id: int, answers: Mapping[str, bool | None]) -> requests.Response:
         """Upload a prediction CSV answering these ids (None abstains)."""
         body = "id,prediction\n" + "".join(
             f"{k},{'' if v is None else ('yes' if v else 'no')}\n" for k, v in answers.items())
         return self.http.post(f"{self.url}/api/v1/phases/{phase_id}/submissions",
                               files={"file": ("p.csv", body.encode())}, timeout=120)
 
-    def read(self, phase_id: int, answers: dict[str, bool | None]) -> dict[str, Any]:
+    def read(self, phase_id: int, answers: Mapping[str, bool | None]) -> dict[str, Any]:
         """Upload a file and return the scores this account reads for it once scored."""
         made = self.upload(phase_id, answers)
         if made.status_code != 202:

@@ -43,7 +43,8 @@ def equality_oracle(platform: Platform, callers: Callers, phase_id: int, items: 
     """
     tested = packed(items, size=1 + uploads)
     anchors = {group: dev_set(group)[0] for group in tested}
-    everything = {item.id: True for item in items} | {anchor.id: False for anchor in anchors.values()}
+    everything: dict[str, bool | None] = {item.id: True for item in items}
+    everything |= {anchor.id: False for anchor in anchors.values()}
     reference = platform.upload_and_read(callers(), phase_id, csv_file(everything))
     decoded: dict[str, bool] = {}
     for u in range(uploads):
@@ -64,7 +65,8 @@ def membership_oracle(platform: Platform, caller: Caller, phase_id: int, items: 
     """
     tested = [g for g in packed(items, size=2 + rounds) if dev_set(g, public_of_each_label=True)]
     known = {group: dev_set(group, public_of_each_label=True) for group in tested}
-    everything = {item.id: True for item in items} | {a.id: False for pair in known.values() for a in pair}
+    everything: dict[str, bool | None] = {item.id: True for item in items}
+    everything |= {a.id: False for pair in known.values() for a in pair}
     reference = platform.upload_and_read(caller, phase_id, csv_file(everything))
     decoded: dict[str, Status] = {}
     for r in range(rounds):
@@ -79,7 +81,7 @@ def membership_oracle(platform: Platform, caller: Caller, phase_id: int, items: 
             if same[group] == [False, False]:
                 decoded[target.id] = PRIVATE
             elif same[group] in ([True, False], [False, True]):
-                decoded[target.id] = same[group][0]  # unchanged with the true anchor: true
+                decoded[target.id] = same[group][0] is True  # unchanged with the true anchor: true
     return decoded
 
 
@@ -89,7 +91,7 @@ def tiny_files(platform: Platform, caller: Caller, phase_id: int, pairs: list[tu
     decoded: dict[str, bool] = {}
     for a, b in pairs:
         overall = platform.upload_and_read(caller, phase_id, csv_file({a.id: True, b.id: False})).get("overall") or {}
-        left = [h for h in itertools.product((True, False), repeat=2) if _fits(overall, _figures(*h, n_items))]
+        left = [h for h in itertools.product((True, False), repeat=2) if _fits(overall, _figures(h[0], h[1], n_items))]
         for index, item in enumerate((a, b)):
             if left and len({h[index] for h in left}) == 1:
                 decoded[item.id] = left[0][index]
@@ -105,7 +107,7 @@ def zero_floor(platform: Platform, caller: Caller, phase_id: int, items: list[It
     Claims only what that proves: a target is true.
     """
     tested = packed(items, size=uploads)
-    everything = {item.id: False for item in items}
+    everything: dict[str, bool | None] = {item.id: False for item in items}
     decoded: dict[str, bool] = {}
     for u in range(uploads):
         targets = {group: group.items[u] for group in tested}
@@ -127,7 +129,7 @@ def uploads_until_refused(platform: Platform, caller: Caller, phase_id: int, ite
     return attempts, None
 
 
-def _swapped(everything: dict[str, bool], targets: dict[Group, Item],
+def _swapped(everything: dict[str, bool | None], targets: dict[Group, Item],
              anchors: dict[Group, Item]) -> dict[str, bool | None]:
     """Return the reference answers with each group's target answered no and its anchor yes."""
     swapped: dict[str, bool | None] = dict(everything)

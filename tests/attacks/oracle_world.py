@@ -55,7 +55,7 @@ def packed(items: list[Item], *, size: int) -> list[Group]:
 
     Head groups first (so the head bucket is tested), then groups of one category, largest first.
     """
-    chosen, used = [], set()
+    chosen, used = [], set[Slice]()
     for group in sorted(groups(items), key=lambda g: (HEAD not in g.owned, len(g.owned), -len(g.items))):
         if len(group.items) >= size and not used & set(group.owned):
             chosen.append(group)

@@ -24,7 +24,8 @@ vs 40/40; fresh accounts under the ladder 35/25 vs 57/3. The zero floor is not c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import oracle_attacks
 import pytest
@@ -46,7 +47,7 @@ def real_items() -> list[Item]:
     return make_items()
 
 
-def _phase(platform: Platform, items: list[Item], *, private: bool = False, **settings: object) -> int:
+def _phase(platform: Platform, items: list[Item], *, private: bool = False, **settings: Any) -> int:
     """Create the realistic phase with a generous quota (defaults otherwise, unless settings say so)."""
     return platform.phase([], labels=label_file(items, private=private), config=CONFIG,
                           **{"max_per_day": 1000, **settings})
@@ -57,7 +58,7 @@ def _defence_off(monkeypatch: pytest.MonkeyPatch, switch: str) -> None:
     monkeypatch.setattr(visibility, switch, False)
 
 
-def _labels(decoded: dict[str, oracle_attacks.Status], items: list[Item]) -> tuple[int, int]:
+def _labels(decoded: Mapping[str, oracle_attacks.Status], items: list[Item]) -> tuple[int, int]:
     """Return (right, wrong) label claims."""
     truth = {item.id: item.label for item in items}
     claims = [(key, value) for key, value in decoded.items() if isinstance(value, bool)]
@@ -65,7 +66,7 @@ def _labels(decoded: dict[str, oracle_attacks.Status], items: list[Item]) -> tup
     return right, len(claims) - right
 
 
-def _memberships(decoded: dict[str, oracle_attacks.Status], items: list[Item]) -> tuple[int, int]:
+def _memberships(decoded: Mapping[str, oracle_attacks.Status], items: list[Item]) -> tuple[int, int]:
     """Return (right, wrong) membership claims: PRIVATE, or a label (which says public)."""
     private = {item.id: item.private for item in items}
     right = sum(private[key] == (value == oracle_attacks.PRIVATE) for key, value in decoded.items())
