@@ -70,7 +70,8 @@ def make_instance(env: dict[str, str], *, participants: int) -> Instance:
             ctx = runtime.context(session)
             competitions.create_competition(ctx, slug="faults", title="Faults", actor=OPERATOR)
             phase = phases.create_phase(ctx, actor=OPERATOR, competition_slug="faults", name="Dev", labels=LABELS,
-                                        config={"task_type": "binary", "primary_metric": "accuracy"})
+                                        config={"task_type": "binary", "primary_metric": "accuracy"},
+                                        max_per_day=phases.UNLIMITED)
             phases.open_phase(ctx, actor=OPERATOR, phase_id=phase.id)
             tokens = []
             for n in range(participants):

@@ -156,3 +156,20 @@ def test_the_confirmation_link_points_at_this_instance(app: Any, client: Any, cs
     link = urlsplit(LINK.search(body).group(0))
     assert (link.scheme, link.netloc) == ("http", "localhost") and link.path.startswith("/confirm/")
     assert "eve" in body and "3 days" in body
+
+
+def test_a_serving_app_sends_the_mail_from_its_own_thread(settings: Any, csrf_token: Callable,
+                                                          mail_server: MailServer) -> None:
+    import dataclasses
+
+    from leaderboard import create_app
+
+    serving = create_app({**dataclasses.asdict(settings), "testing": False, "mail_seconds": 0.2})
+    sender = serving.extensions["tailboard_mail"]
+    try:
+        client = serving.test_client()
+        assert register(client, csrf_token, "fay@example.org").status_code == 303
+        assert mail_server.wait_for("fay@example.org")["Subject"] == "Confirm your email address for Tailboard"
+    finally:
+        sender.stop()
+        serving.extensions["tailboard"].engine.dispose()
