@@ -33,6 +33,7 @@ from leaderboard.services.lifecycle import claim, held_by, quick_retries, rollba
 from leaderboard.services.precision import with_draw
 from scoring import PredictionFileError, evaluate, read_predictions
 from scoring.correctness import ItemCorrectness, item_correctness
+from scoring.metrics.paths import path_value
 
 log = logging.getLogger(__name__)
 
@@ -93,11 +94,11 @@ def record_score(
 
 
 def primary_values(results: dict[str, Any], metric: str) -> tuple[float | None, float | None]:
-    """Return (public, private) primary metric; without splits the overall value is the public one."""
+    """Return (public, private) value of the primary metric path; without splits the whole result is the public one."""
     splits = results.get("splits")
     if not splits:
-        return _metric(results, metric), None
-    return _metric(splits.get("public"), metric), _metric(splits.get("private"), metric)
+        return path_value(results, metric), None
+    return path_value(splits.get("public"), metric), path_value(splits.get("private"), metric)
 
 
 def requeue_phase(ctx: ServiceContext, *, phase: Phase) -> list[int]:
@@ -170,11 +171,3 @@ def _describe(error: BaseException) -> str:
     """Return an error's one-line summary, then where it was raised, for organizers (never for participants)."""
     summary = "".join(traceback.format_exception_only(error)).strip()
     return f"{summary}\n{''.join(traceback.format_exception(error, limit=-6)).strip()[-3000:]}"
-
-
-def _metric(result: Any, metric: str) -> float | None:
-    """Return result['overall'][metric] as a float, or None when absent or null."""
-    if not isinstance(result, dict):
-        return None
-    value = (result.get("overall") or {}).get(metric)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -16,7 +16,9 @@ rest (docs/METRICS.md, Metric paths: that includes ``pairs.neither``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from scoring.metrics.registry import METRICS, PAIR_SHARES, UnknownMetricError, get_metric
 from scoring.types import BUCKET_NAMES
@@ -46,6 +48,28 @@ def resolve_path(path: str) -> MetricPath:
 def higher_is_better(path: str) -> bool:
     """Return whether a larger value of a metric name or path is better; unknown ones raise UnknownMetricError."""
     return resolve_path(path).higher_is_better
+
+
+def path_value(result: Mapping[str, Any] | None, path: str) -> float | None:
+    """Return the number a metric path names in a result object (or split object); None where absent or null.
+
+    ``accuracy`` reads ``result["overall"]["accuracy"]``; ``popularity.tail.accuracy``,
+    ``popularity.gap.accuracy``, ``breakdowns.<field>.<value>.<metric>`` (the value may hold
+    dots) and ``pairs.<share>`` read the object they name.
+    """
+    if not isinstance(result, Mapping):
+        return None
+    parts = path.split(".")
+    if len(parts) == 1:
+        holder: Any = result.get("overall")
+    elif parts[0] == "breakdowns" and len(parts) >= 4:
+        holder = ((result.get("breakdowns") or {}).get(parts[1]) or {}).get(".".join(parts[2:-1]))
+    else:
+        holder = result
+        for part in parts[:-1]:
+            holder = holder.get(part) if isinstance(holder, Mapping) else None
+    value = holder.get(parts[-1]) if isinstance(holder, Mapping) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _resolve(parts: list[str]) -> tuple[str, bool] | None:
