@@ -17,6 +17,7 @@ from scoring.types import (
     LabelFileError,
     MissingIds,
     PhaseConfig,
+    PredictionFormat,
     PublicFeedback,
     TaskType,
 )
@@ -27,11 +28,12 @@ PROBING_KEYS = ("min_slice_items", "public_feedback", "ladder_step", "min_answer
 ENTRY_KEYS = ("max_methods", "final_selections")
 """The entry settings of docs/ENTRIES.md; like the probing settings, editable after a phase exists."""
 CONFIG_KEYS = ("task_type", "options", "primary_metric", "breakdowns", "popularity", "missing_ids", *PROBING_KEYS,
-               "public_fields", "views", *ENTRY_KEYS)
+               "public_fields", "views", *ENTRY_KEYS, "prediction_format")
 DEFAULT_MAX_METHODS = 3
 TASK_TYPES = ("binary", "multiple_choice")
 MISSING_IDS = ("abstain", "error")
 PUBLIC_FEEDBACK = ("exact", "ladder")
+PREDICTION_FORMATS = ("ids", "lines")
 RESERVED_FIELDS = ("id", "label")
 
 ConfigSource = PhaseConfig | Mapping[str, Any] | str | os.PathLike[str] | None
@@ -144,6 +146,8 @@ def _check(raw: Mapping[str, Any], hint: list[object] | None) -> PhaseConfig:
         head_min=head_min,
         tail_max=tail_max,
         missing_ids=cast(MissingIds, _choice(raw.get("missing_ids", "abstain"), "missing_ids", MISSING_IDS)),
+        prediction_format=cast(PredictionFormat, _choice(raw.get("prediction_format", "ids"), "prediction_format",
+                                                         PREDICTION_FORMATS)),
         **probing_settings(raw),
         **entry_settings(raw),
     )

@@ -15,6 +15,7 @@ import numpy.typing as npt
 TaskType = Literal["binary", "multiple_choice"]
 MissingIds = Literal["abstain", "error"]
 PublicFeedback = Literal["exact", "ladder"]
+PredictionFormat = Literal["ids", "lines"]
 
 BINARY_OPTIONS: tuple[str, ...] = ("false", "true")
 """Class codes of a binary task: 0 is false, 1 is true (the positive class)."""
@@ -56,6 +57,8 @@ class PhaseConfig:
     # Entries (docs/ENTRIES.md): methods per team or user, and final selections (None: no selection).
     max_methods: int = 3
     final_selections: int | None = None
+    # "lines": a file of one value per line, in item order, is also read (scoring/predictions/lines.py)
+    prediction_format: PredictionFormat = "ids"
 
 
 @dataclass(frozen=True)

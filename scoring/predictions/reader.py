@@ -18,6 +18,7 @@ from scoring.labels import LabelSet
 from scoring.predictions.csv_reader import read_csv_exact, read_csv_fast
 from scoring.predictions.formats import load_document
 from scoring.predictions.json_reader import read_json, read_jsonl
+from scoring.predictions.lines import is_line_ordered, read_lines
 from scoring.predictions.tokens import token_table
 from scoring.predictions.validate import check_rows
 from scoring.types import ABSTAIN, DEFAULT_MAX_BYTES, PredictionFileError, Predictions, Problem
@@ -37,7 +38,9 @@ def read_predictions(
     """
     document = load_document(source, max_bytes=max_bytes)
     tokens = token_table(labels.config)
-    if document.kind == "csv":
+    if labels.config.prediction_format == "lines" and is_line_ordered(document):
+        rows = read_lines(document.text(), labels.ids, tokens)
+    elif document.kind == "csv":
         fast = read_csv_fast(document.data)
         if fast is not None:
             checked = check_rows(fast, labels, tokens)

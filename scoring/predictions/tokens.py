@@ -6,6 +6,7 @@ what is trimmed, how case is folded and which strings count as numbers.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,7 @@ class TokenTable:
     keys: pa.Array  # pa.string(), normalized tokens
     codes: npt.NDArray[np.int8]  # class code per key, ABSTAIN for abstentions
     accepted: str  # the accepted answers, as listed in messages
+    whole_numbers: bool = False  # read a number equal to a whole number as that number ("2.0e+00" is "2")
 
     def invalid_message(self, shown: str) -> str:
         """Return the sentence explaining why a prediction value is not accepted."""
@@ -73,4 +75,17 @@ def token_table(config: PhaseConfig) -> TokenTable:
         table.setdefault(token, ABSTAIN)  # a phase option wins over an abstention word
     keys = arrays.strings(list(table))
     codes = np.array(list(table.values()), dtype=np.int8)
-    return TokenTable(keys=keys, codes=codes, accepted=accepted)
+    return TokenTable(keys=keys, codes=codes, accepted=accepted, whole_numbers=config.prediction_format == "lines")
+
+
+def whole_number(value: str) -> str:
+    """Return a number that equals a whole number as that number's digits ('2.000e+00' -> '2'), else value.
+
+    Phases imported from CodaLab and Codabench take predictions as their scoring programs
+    read them: ``numpy.savetxt`` writes the class 2 as ``2.000000000000000000e+00`` and
+    ``numpy.genfromtxt`` reads it back as 2.
+    """
+    if not re.match(NUMBER_PATTERN, value):
+        return value
+    number = float(value)
+    return str(int(number)) if number.is_integer() else value

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from scoring import arrays
 from scoring.labels import LabelSet
 from scoring.predictions.rows import Rows, shown
-from scoring.predictions.tokens import INVALID, NUMBER_PATTERN, TRIM_CHARS, TokenTable
+from scoring.predictions.tokens import INVALID, NUMBER_PATTERN, TRIM_CHARS, TokenTable, whole_number
 from scoring.types import ABSTAIN, MAX_LISTED_PROBLEMS, PredictionFileError, Predictions, Problem
 
 Flags = npt.NDArray[np.bool_]
@@ -171,6 +171,8 @@ def _codes(values: pa.Array, tokens: TokenTable) -> npt.NDArray[np.int8]:
     """Return the class code of every value: an answer, ABSTAIN, or INVALID."""
     encoded = values.dictionary_encode()  # a few distinct spellings: normalize each once
     normalized = pc.ascii_lower(pc.utf8_trim(encoded.dictionary, characters=TRIM_CHARS))
+    if tokens.whole_numbers:
+        normalized = arrays.strings([whole_number(value) for value in normalized.to_pylist()])
     found = arrays.values(pc.index_in(normalized, value_set=tokens.keys), np.int64, fill=-1)
     table = np.append(np.where(found >= 0, tokens.codes[found], INVALID), ABSTAIN).astype(np.int8)
     return table[arrays.values(encoded.indices, np.int64, fill=len(found))]  # no value: ABSTAIN (already logged)
