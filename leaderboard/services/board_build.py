@@ -166,7 +166,7 @@ def ladder_decisions(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
     settings = probing_settings(phase)
     if not settings.ladder:
         return None
-    step = settings.step(spec.n_public)
+    step = settings.step(spec.n_primary)
     order = first_scored(ctx, phase, [c.submission_id for c in candidates if not c.is_baseline])
     owners: dict[str, list[Candidate]] = defaultdict(list)
     for c in candidates:

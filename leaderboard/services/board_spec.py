@@ -53,7 +53,8 @@ class BoardSpec:
     headtail_metric: str
     breakdowns: tuple[tuple[str, tuple[str, ...]], ...]  # (field, its values) of the config's breakdowns
     pairs: bool
-    n_public: int  # items on the public split (all items without splits): the ladder's default step
+    n_public: int  # items on the public split (all items without splits)
+    n_primary: int  # public items of the primary metric's slice: the ladder's default step (probing.default_step)
     paths: tuple[str, ...]
     ranked: frozenset[str]  # the views' metrics: shown to 4 decimals, as a ranking needs
     signature: str
@@ -127,8 +128,31 @@ def board_spec(ctx: ServiceContext, phase: Phase) -> BoardSpec:
         paths.update(dict.fromkeys(f"pairs.{key}" for key in PAIR_KEYS))
     listed = tuple(paths)
     return BoardSpec(views=views, primary=primary, overall=overall, buckets=buckets, headtail_metric=ht,
-                     breakdowns=breakdowns, pairs=pairs, n_public=n_public, paths=listed,
+                     breakdowns=breakdowns, pairs=pairs, n_public=n_public,
+                     n_primary=slice_items(labels, primary), paths=listed,
                      ranked=frozenset(v.metric for v in views), signature=_signature(phase, listed))
+
+
+def slice_items(labels: LabelSet, path: str) -> int:
+    """Return how many public items (every item without splits) the slice of a metric path holds.
+
+    A gap or relative drop counts its smaller bucket: one answer moves it as much as it
+    moves that bucket.
+    """
+    public = labels.split == 0 if labels.has_split else np.ones(labels.n, dtype=bool)
+    parts = path.split(".")
+    if len(parts) == 1 or parts[0] == "pairs":
+        return int(public.sum())
+    if parts[0] == "popularity":
+        codes = {name: code for code, name in BUCKET_NAMES.items()}
+        names = ("head", "tail") if parts[1] in ("gap", "relative_drop") else (parts[1],)
+        return min(int((public & (labels.popularity == codes[name])).sum()) for name in names)
+    membership = labels.memberships.get(parts[1])
+    value = ".".join(parts[2:-1])
+    if membership is None or value not in membership.values:
+        return int(public.sum())
+    rows = membership.items[membership.codes == membership.values.index(value)]
+    return int(public[rows].sum())
 
 
 def _overall_metrics(labels: LabelSet) -> tuple[str, ...]:

@@ -178,10 +178,22 @@ def rounded_to_step(value: float, step: float) -> float:
     return rounded
 
 
-def public_item_count(results: dict[str, Any]) -> int:
-    """Return how many items the public split of a result has (all of them without splits)."""
-    public = (results.get("splits") or {}).get("public")
-    return int((public or results).get("n_items") or 0)
+def public_item_count(results: dict[str, Any], path: str = "accuracy") -> int:
+    """Return how many public items (all of them without splits) the slice of a metric path holds in a result.
+
+    The ladder's default step is 1/sqrt of it: one answer must move the ranked figure by
+    less than half a step (board_spec.slice_items counts the same from the labels).
+    """
+    public = (results.get("splits") or {}).get("public") or results
+    parts = path.split(".")
+    if len(parts) == 1 or parts[0] == "pairs":
+        return int(public.get("n_items") or 0)
+    if parts[0] == "popularity":
+        buckets = public.get("popularity") or {}
+        names = ("head", "tail") if parts[1] in ("gap", "relative_drop") else (parts[1],)
+        return min(int((buckets.get(name) or {}).get("n") or 0) for name in names)
+    table = (public.get("breakdowns") or {}).get(parts[1]) or {}
+    return int((table.get(".".join(parts[2:-1])) or {}).get("n") or 0)
 
 
 def submission_decision(ctx: ServiceContext, *, submission: Submission, score: Score) -> LadderDecision | None:
@@ -218,7 +230,7 @@ def decide(ctx: ServiceContext, *, phase: Phase, values: Iterable[tuple[int, flo
     latest = dict(values)  # one active score per submission; a duplicate keeps the last
     order = first_scored(ctx, latest) if order is None else order
     ordered = sorted(latest.items(), key=lambda item: (order.get(item[0], 0), item[0]))
-    step = probing_settings(phase).step(public_item_count(results))
+    step = probing_settings(phase).step(public_item_count(results, phase.primary_metric))
     return ladder_walk(ordered, step=step, higher=higher_is_better(phase.primary_metric))
 
 

@@ -227,7 +227,7 @@ def test_the_ladder_shows_released_values_and_withholds_the_rest(ctx, make_phase
     upload(ctx, phase, climber, make_predictions(wrong=2))  # 0.75: not 0.2 above the shown 0.6, held
     row = next(r for r in read(ctx, phase).rows if not r.is_baseline)
     assert (row.value, row.p_vs_previous) == (0.6, None) and "ladder" in read(ctx, phase).rule
-    assert all(v is None or round(v / 0.2, 6).is_integer() for cell in row.columns.values() for v in cell)
+    assert all(v is None or round(v / 0.2, 6).is_integer() for cell in row.columns.values() for v in cell[:3])
     phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
     assert next(r for r in read(ctx, phase).rows if not r.is_baseline).value == 0.75  # exact after close
 
@@ -332,3 +332,14 @@ def test_partial_refreshes_build_the_rows_a_full_rebuild_builds(ctx, make_phase,
     assert partial and ctx.session.scalar(select(Board.built).where(Board.phase_id == phase.id)) > 1
     rebuild_from_scratch(ctx, phase_id=phase.id)
     assert stored() == partial
+
+
+def test_the_ladder_step_of_a_phase_ranked_by_a_slice_comes_from_that_slices_public_items(
+        ctx, make_phase, make_user, make_predictions):
+    phase = make_phase(private=True, config={"task_type": "binary", "public_feedback": "ladder", "min_slice_items": 1,
+                                             "primary_metric": "popularity.tail.accuracy"})
+    upload(ctx, phase, make_user(), make_predictions(wrong=1))
+    board = read(ctx, phase)
+    assert board.spec.n_public == 4 and board.spec.n_primary == 2  # the public tail items: q3, q4
+    row = next(r for r in board.rows if not r.is_baseline)
+    assert row.ladder_step == pytest.approx(1 / 2 ** 0.5)  # 1/sqrt(2), not 1/sqrt(4): one flip moves it by 1/2
