@@ -40,13 +40,14 @@ FORMATS: dict[str, Callable[..., Conversion]] = {
     "tgcsr": tgcsr.convert,
     "comparisonqa": comparisonqa.convert,
 }
-OPTIONS: dict[str, frozenset[str]] = {"colota": frozenset({"originals", "modified"})}
+OPTIONS: dict[str, frozenset[str]] = {"colota": frozenset({"originals", "modified"}), "creak": frozenset({"metadata"})}
 
 
 def run_import(fmt: str, source: Path, outdir: Path, **options: Any) -> ImportReport:
     """Import SOURCE in format ``fmt`` into OUTDIR and return the report.
 
-    Options (None means not given): ``originals`` and ``modified`` (colota only).
+    Options (None means not given): ``originals`` and ``modified`` (colota only),
+    ``metadata`` (creak only).
     Raises SourceFormatError or OutputError (exit 3), ImportUsageError (exit 2).
     """
     if fmt not in FORMATS:
@@ -79,13 +80,16 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--modified", metavar="CSV", type=Path,
                    help="colota, with --originals: baselines/data/*-modified.csv; links each "
                         "record to its original (field 'original') where the CSV confirms it")
+    p.add_argument("--metadata", metavar="JSON", type=Path,
+                   help="creak: a JSON object mapping each id to its category, popularity (head, torso, tail "
+                        "or a number) and split (public or private), which the release does not have")
     p.add_argument("--quiet", action="store_true",
                    help="print only entries with a reason, the notes and the summary")
 
 
 def import_cmd(args: argparse.Namespace) -> int:
     """Run the import named by parsed arguments, print its report, return the exit code."""
-    options = {name: getattr(args, name, None) for name in ("originals", "modified")}
+    options = {name: getattr(args, name, None) for name in ("originals", "modified", "metadata")}
     try:
         report = run_import(args.format, args.source, args.outdir, **options)
     except ImporterError as exc:

@@ -12,6 +12,10 @@ Three kinds of file, told apart by content, not by name:
   phase.json only, no labels.jsonl;
 - ``train.json`` (every ``ex_id`` starts with ``train_``): public training data,
   written as ``train.jsonl`` with labels and explanations, for a data download.
+
+CREAK releases no category, popularity or split. ``--metadata FILE`` adds an
+organizer's own (``scoring.importers.metadata``): labels get all three, questions
+the category and popularity, and the phase then breaks down by category.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.importers.common import LABELS, QUESTIONS, TRAIN, Conversion, Record, entry, phase_config, view
+from scoring.importers.metadata import Metadata, apply_metadata, read_metadata
 from scoring.importers.sources import first_seen, read_json_lines, require_keys
 
 QUESTION_KEYS = ("sentence", "entity", "en_wiki_pageid", "entity_mention_loc")
@@ -43,10 +48,14 @@ class _Item:
     ungrouped: bool = False  # its pair_id does not name two claims: no group
 
 
-def convert(source: Path) -> Conversion:
-    """Convert one CREAK file into questions, labels (or public train data) and a report."""
+def convert(source: Path, metadata: Path | None = None) -> Conversion:
+    """Convert one CREAK file into questions, labels (or public train data) and a report.
+
+    ``metadata``: an organizer's JSON object id -> {category, popularity, split}.
+    """
     records = read_json_lines(source, "CREAK")
     require_keys(records, ("ex_id", "sentence"), "CREAK", name=source.name, unit="line")
+    meta = None if metadata is None else read_metadata(metadata)
     conv = Conversion()
     has_labels = any("label" in r for _, r in records)
     public = has_labels and all(str(r["ex_id"]).startswith("train_") for _, r in records)
@@ -60,13 +69,16 @@ def convert(source: Path) -> Conversion:
                           "with labels and explanations for publishing; no hidden labels")
     else:
         conv.files[QUESTIONS] = [it.question for it in items]
-        conv.phase = phase_config("binary", breakdowns=[], public_fields=list(QUESTION_KEYS),
-                                  views=CONTRAST_VIEWS if contrast else None)
     if has_labels and not public:
         conv.files[LABELS] = [_label_record(it) for it in items]
     elif not has_labels:
         conv.notes.append("no record has a label (CREAK never released test labels): "
                           "wrote questions.jsonl and phase.json only, no labels.jsonl")
+    if not public:
+        conv.phase = phase_config("binary", breakdowns=_metadata(meta, conv), public_fields=list(QUESTION_KEYS),
+                                  views=CONTRAST_VIEWS if contrast else None)
+    elif meta is not None:
+        conv.notes.append(f"{meta.name} not applied: training data is published as released")
     conv.entries.extend(entry("changed" if it.ungrouped else "kept", it.source_id, it.source_id, it.notes,
                               line=it.line) for it in items)
     conv.entries.sort(key=lambda e: e.line or 0)
@@ -100,6 +112,14 @@ def _items(records: list[tuple[int, Any]], conv: Conversion, *,
         notes = ["no label: question only"] if questions_only else []
         items.append(_Item(line, ex_id, question, label, record.get("explanation"), notes))
     return items
+
+
+def _metadata(meta: Metadata | None, conv: Conversion) -> list[str]:
+    """Add the organizer's metadata to the questions and labels; return the phase's breakdowns."""
+    if meta is None:
+        return []
+    conv.notes.extend(apply_metadata(meta, labels=conv.files.get(LABELS, []), questions=conv.files[QUESTIONS]))
+    return ["category"] if any("category" in q for q in conv.files[QUESTIONS]) else []
 
 
 def _note_duplicate_sentences(items: list[_Item]) -> None:
