@@ -85,17 +85,18 @@ def equality(accounts: list[Account], phase_id: int, items: list[Item], uploads:
     groups = packed(items)
     base = {i.id: True for i in items} | {g[1][0].id: False for g in groups}
     reference = accounts[0].read(phase_id, base)
-    claims, equal = {}, []
+    claims, readings = {}, []
     for u in range(uploads):
         tests = [(g, g[1][u + 1]) for g in groups if len(g[1]) > u + 1]
-        equal += [t.label == g[1][0].label for g, t in tests]
         answers = base | {t.id: False for _, t in tests} | {g[1][0].id: True for g, _ in tests}
         shown = accounts[(u + 1) % len(accounts)].read(phase_id, answers)
         for (owned, members), target in tests:
             same = unchanged(reference, shown, owned)
             if same is not None:
                 claims[target.id] = members[0].label if same else not members[0].label
-    return {"claims": claims, "uploads": uploads + 1, "blind": blind(equal)}
+                readings.append((same, target.label == members[0].label))
+    return {"claims": claims, "uploads": uploads + 1, "blind": blind([equal for _, equal in readings]),
+            "readings": readings}
 
 
 def membership(account: Account, phase_id: int, items: list[Item], rounds: int) -> dict[str, Any]:
@@ -109,10 +110,8 @@ def membership(account: Account, phase_id: int, items: list[Item], rounds: int) 
     base = {i.id: True for i in items} | {a.id: False for _, pair, _ in plans for a in pair}
     reference = account.read(phase_id, base)
     claims: dict[str, Any] = {}
-    private = []
     for r in range(rounds):
         tests = [(owned, pair, targets[r]) for owned, pair, targets in plans if len(targets) > r]
-        private += [t.private for _, _, t in tests]
         seen: dict[str, list[bool | None]] = defaultdict(list)
         for which in (0, 1):
             answers = base | {t.id: False for _, _, t in tests} | {pair[which].id: True for _, pair, _ in tests}
@@ -124,7 +123,8 @@ def membership(account: Account, phase_id: int, items: list[Item], rounds: int) 
                 claims[key] = "private"
             elif {with_true, with_false} == {True, False}:
                 claims[key] = bool(with_true)
-    return {"claims": claims, "uploads": 1 + 2 * rounds, "blind": blind(private)}
+    truth = {i.id: i.private for i in items}
+    return {"claims": claims, "uploads": 1 + 2 * rounds, "blind": blind([truth[k] for k in claims])}
 
 
 def tiny(account: Account, phase_id: int, items: list[Item], pairs: int) -> dict[str, Any]:
@@ -242,6 +242,14 @@ def scored(result: dict[str, Any], items: list[Item]) -> str:
     return f"{right}/{len(claims)} ({len(claims) - right} wrong; blind {round(result['blind'] * len(claims))})"
 
 
+def contingency(readings: list[tuple[bool, bool]]) -> str:
+    """Return how often owned rows read unchanged when the two labels were equal, and when they differed."""
+    def share(equal: bool) -> str:
+        group = [same for same, eq in readings if eq == equal]
+        return f"{sum(group)}/{len(group)}"
+    return f"rows unchanged: {share(True)} swaps of equal labels, {share(False)} of different ones"
+
+
 def run(args: argparse.Namespace, *, defence_off: bool) -> tuple[dict[str, str], Instance]:
     """Build and serve one instance, run every attack, stop the server; return a cell per attack."""
     with tempfile.TemporaryDirectory(prefix="tb-oracle-") as tmp:
@@ -258,6 +266,7 @@ def run(args: argparse.Namespace, *, defence_off: bool) -> tuple[dict[str, str],
                        "zero": zero_floor(main, phases["exact"], items, args.uploads),
                        "ranked": ranked_difference(main, phases["exact"], items, args.uploads)}
             cells = {name: f"{scored(r, items)} in {r['uploads']} uploads" for name, r in results.items()}
+            cells |= {f"{name} readings": contingency(results[name]["readings"]) for name in ("equality", "accounts")}
             limit = quota(main, phases["no_quota"], items[0])
             cells["quota"] = (f"refused ({limit['status']}) after {limit['accepted']}" if limit["status"]
                               else f"no limit in {limit['accepted']}")
@@ -287,6 +296,8 @@ def main() -> None:
     print(f"{'attack':<12}" + "".join(f"{name:<50}" for name in columns) + "issue 17 (before)")
     for attack in ISSUE:
         print(f"{attack:<12}" + "".join(f"{cells[attack]:<50}" for cells in columns.values()) + ISSUE[attack])
+    for name, cells in columns.items():
+        print(f"{name}: equality {cells['equality readings']}; accounts {cells['accounts readings']}")
     print(json.dumps({"args": vars(args), "source": source, "results": columns}))
 
 

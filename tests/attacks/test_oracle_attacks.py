@@ -29,7 +29,7 @@ from typing import Any
 
 import oracle_attacks
 import pytest
-from oracle_world import packed, register
+from oracle_world import dev_set, packed, register
 from probing_world import Caller, Platform
 from realistic_world import CONFIG, Item, label_file, make_items
 
@@ -78,6 +78,25 @@ def _no_better_than_a_coin(right: int, wrong: int) -> None:
     assert right - wrong <= 3 * math.sqrt(right + wrong), (right, wrong)
 
 
+def _readings_independent_of_truth(decoded: Mapping[str, bool], items: list[Item]) -> None:
+    """Assert owned rows read unchanged as often after swapping equal labels as different ones (|z| <= 3).
+
+    A claim equal to the anchor's label is an unchanged reading; a coin-like claim rate can
+    still hide a reading that follows the truth when labels are skewed within groups.
+    """
+    counts = {True: [0, 0], False: [0, 0]}  # equal labels -> [tests, unchanged readings]
+    for group in packed(items, size=2):
+        anchor = dev_set(group)[0]
+        for target in group.items:
+            if target.id in decoded:
+                counts[target.label == anchor.label][0] += 1
+                counts[target.label == anchor.label][1] += decoded[target.id] == anchor.label
+    (n1, k1), (n2, k2) = counts[True], counts[False]
+    pooled = (k1 + k2) / (n1 + n2)
+    error = math.sqrt(pooled * (1 - pooled) * (1 / max(n1, 1) + 1 / max(n2, 1)))
+    assert abs(k1 / max(n1, 1) - k2 / max(n2, 1)) <= 3 * error, counts
+
+
 def _tests(items: list[Item]) -> int:
     """Return how many swap tests the equality oracle runs: one per packed group and upload."""
     return len(packed(items, size=1 + UPLOADS)) * UPLOADS
@@ -89,6 +108,7 @@ def test_equality_oracle_does_no_better_than_a_coin(platform: Platform, attacker
     caller = attacker()
     decoded = oracle_attacks.equality_oracle(platform, lambda: caller, phase_id, real_items, uploads=UPLOADS)
     _no_better_than_a_coin(*_labels(decoded, real_items))
+    _readings_independent_of_truth(decoded, real_items)
 
 
 def test_equality_oracle_reads_a_label_per_group_and_upload_when_draws_follow_the_counts(
@@ -143,6 +163,7 @@ def test_fresh_accounts_under_the_ladder_do_no_better_than_a_coin(platform: Plat
     decoded = oracle_attacks.equality_oracle(platform, lambda: register(platform.client.application), phase_id,
                                              real_items, uploads=UPLOADS)
     _no_better_than_a_coin(*_labels(decoded, real_items))
+    _readings_independent_of_truth(decoded, real_items)
 
 
 def test_fresh_accounts_under_the_ladder_read_a_label_per_group_when_draws_follow_the_counts(
