@@ -4,8 +4,9 @@ The pipeline, one package a step: ``scoring.labels`` (read and check a hidden la
 file), ``scoring.predictions`` (read and validate a participant's file against it),
 ``scoring.metrics`` (the metric registry, slice counts, intervals, curves), then
 ``scoring.evaluate`` builds the result object. ``scoring.importers`` turns a
-benchmark's released files into phase files. Pure Python over numpy and pyarrow; it
-never imports the web stack.
+benchmark's released files into phase files; ``scoring.bundles`` reads a CodaLab or
+Codabench competition bundle into a plan of phases, through ``scoring.zips``, the safe
+zip reader. Pure Python over numpy and pyarrow; it never imports the web stack.
 """
 
 from __future__ import annotations

@@ -51,7 +51,12 @@ def zip_bytes(entries: list[Entry]) -> bytes:
 
 
 def zeros_bomb(name: str, size: int, *, declared: int | None = None) -> bytes:
-    """Return a zip whose one member inflates to size zero bytes (a few MB per GiB), declaring declared bytes.
+    """Return a zip whose one member inflates to size zero bytes (a few MB per GiB), declaring declared bytes."""
+    return zip_bytes([zeros_entry(name, size, declared=declared)])
+
+
+def zeros_entry(name: str, size: int, *, declared: int | None = None) -> Entry:
+    """Return an entry that inflates to size zero bytes, declaring declared bytes (its true size by default).
 
     Every MiB of zeros deflates to the same bytes once the compressor's history is
     flushed, so the body is one compressed MiB repeated: no GiB is ever built here.
@@ -61,7 +66,7 @@ def zeros_bomb(name: str, size: int, *, declared: int | None = None) -> bytes:
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     piece = packer.compress(bytes(mib)) + packer.flush(zlib.Z_FULL_FLUSH)
     body = piece * (size // mib) + packer.flush(zlib.Z_FINISH)
-    return zip_bytes([Entry(name, body, size if declared is None else declared, crc32_of_zeros(size))])
+    return Entry(name, body, size if declared is None else declared, crc32_of_zeros(size))
 
 
 def crc32_of_zeros(n: int) -> int:
