@@ -37,6 +37,8 @@ def warn_ownerless(runtime: Runtime) -> list[str]:
     except SQLAlchemyError as error:  # not migrated yet, or the database is away: nothing to report now
         log.info("could not look for competitions without an owner: %s", type(error).__name__)
         return []
+    finally:
+        runtime.engine.dispose()  # keep no connection open: a preloading master must not hand one to its workers
     if slugs:
         commands = "; ".join(SET_OWNER.format(slug=slug) for slug in slugs)
         log.warning("%d competition(s) have no owner, so only the operator (the command line) manages them: %s. "
