@@ -19,6 +19,7 @@ and that line is skipped.
 from __future__ import annotations
 
 import csv
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -28,16 +29,18 @@ from scoring.predictions.rows import ProblemLog, Rows
 from scoring.predictions.tokens import TRIM_CHARS, TokenTable, normalize, whole_number
 
 _HEADER_NAMES = frozenset({"id", "prediction"})
+_NOT_BLANK = re.compile(rb"[^ \t\r\n\x0b\x0c]")
 
 
 def is_line_ordered(document: Document) -> bool:
     """Return whether a file of a lines phase holds bare values rather than one of the formats with ids."""
-    text = document.text().lstrip(TRIM_CHARS)
-    if document.kind == "jsonl" or text.startswith(("[", "{")):
+    start = _NOT_BLANK.search(document.data)
+    if document.kind == "jsonl" or start is None or document.data[start.start()] in b"[{":
         return False
     if document.kind == "json":
         return True  # one line holding a JSON scalar: the file of a one-item phase
-    first = text.split("\n", 1)[0]
+    end = document.data.find(b"\n", start.start())
+    first = document.data[start.start(): None if end < 0 else end].decode("utf-8")
     try:
         cells = next(csv.reader([first]), [])
     except csv.Error:

@@ -202,6 +202,7 @@ class _Capped(io.RawIOBase):
         self.stream, self.left = stream, cap
 
     def readable(self) -> bool:
+        """Return True: this view can be read."""
         return True
 
     def read(self, size: int = -1) -> bytes:

@@ -80,6 +80,7 @@ def test_numbers_equal_to_a_whole_number_are_that_number_in_a_lines_phase() -> N
 
 @pytest.mark.parametrize("text", [
     "id,prediction\n2,no\n1,yes\n",
+    "\ufeffID, Prediction\r\n2,no\r\n1,yes\r\n",
     '{"id": "2", "prediction": "no"}\n{"id": "1", "prediction": "yes"}\n',
     '[{"id": "2", "prediction": "no"}, {"id": "1", "prediction": "yes"}]',
     '{"2": "no", "1": "yes"}',
