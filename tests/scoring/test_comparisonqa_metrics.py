@@ -23,12 +23,12 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from paper_support import import_phase, jsonl, released, score_csv
+from paper_support import import_phase, jsonl, ranked_value, released, score_csv
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import f1_score
 
 from scoring.evaluate import evaluate
-from scoring.labels import LabelSet
+from scoring.labels import LabelSet, load_labels
 from scoring.metrics import SliceCounts, point_values, resolve_path
 from scoring.metrics.registry import UnknownMetricError
 from scoring.producible import Producible, check_paths
@@ -275,3 +275,31 @@ def test_avg_macro_f1_interval_is_the_same_for_the_same_pairs() -> None:
     first = scored(labels, answer)["overall"]["ci"]["avg_macro_f1"]
     scored(*_paired_scenario(4, 25, False))  # another file scored in between
     assert scored(labels, answer)["overall"]["ci"]["avg_macro_f1"] == first
+
+
+def test_a_phase_can_rank_by_the_papers_figures_and_show_them_as_columns(tmp_path: Path) -> None:
+    records = records_of(9, 30)
+    source = tmp_path / "comparisonqa.json"
+    source.write_text(json.dumps(records), encoding="utf-8")
+    run = import_phase("comparisonqa", source, tmp_path / "phase")
+    config = json.loads((tmp_path / "phase" / "phase.json").read_text())
+    config.update(primary_metric="avg_macro_f1",
+                  views=[{"name": "Paper", "metric": "avg_macro_f1",
+                          "columns": ["popularity.head.macro_f1_fixed", "popularity.gap.macro_f1_fixed",
+                                      "breakdowns.category.Part.macro_f1_fixed"]}])
+    labels = load_labels(tmp_path / "phase" / "labels.jsonl", config)
+    assert labels.config.primary_metric == "avg_macro_f1"
+    answers = answers_of(records, 10)
+    result = score_csv(labels, {i: a or "" for i, a in answers.items()})
+    assert ranked_value(result, "avg_macro_f1") == pytest.approx(paper_script(records, answers)["avg_f1"])
+    assert ranked_value(result, "breakdowns.category.Part.macro_f1_fixed") is not None
+    assert run.labels.n == 60
+
+
+def test_a_yes_no_phase_naming_them_is_refused_when_it_loads(tmp_path: Path) -> None:
+    labels_file = tmp_path / "labels.jsonl"
+    labels_file.write_text('{"id": "a", "label": true, "pair": "p", "popularity": "head"}\n'
+                           '{"id": "b", "label": false, "pair": "p", "popularity": "tail"}\n')
+    for metric in ("avg_macro_f1", "macro_f1_fixed"):
+        with pytest.raises(LabelFileError, match=f"cannot produce the metric path.*{metric}"):
+            load_labels(labels_file, {"task_type": "binary", "primary_metric": metric})
