@@ -8,6 +8,7 @@ the leaderboard; the competition's managers always can.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -32,13 +33,21 @@ def all_yes(ctx: ServiceContext, phase: Phase) -> int:
 
 
 @pytest.fixture
-def phase_of(make_phase: Callable[..., Phase]) -> Callable[[str], Phase]:
+def owner(make_organizer: Callable[..., User]) -> User:
+    """Return the organizer who owns the competition of every phase here."""
+    return make_organizer()
+
+
+@pytest.fixture
+def phase_of(make_phase: Callable[..., Phase], make_competition: Callable[..., Any],
+             owner: User) -> Callable[[str], Phase]:
     """Return phase_of(kind): a scored phase that is upcoming, has a hidden leaderboard, or is open and public."""
 
     def make(kind: str) -> Phase:
+        competition = make_competition(created_by=owner)
         if kind == "upcoming":
-            return make_phase(status="upcoming")
-        return make_phase(leaderboard_visibility="hidden" if kind == "hidden leaderboard" else "public")
+            return make_phase(competition, status="upcoming")
+        return make_phase(competition, leaderboard_visibility="hidden" if kind == "hidden leaderboard" else "public")
 
     return make
 
@@ -65,9 +74,11 @@ def test_outsiders_cannot_read_a_baseline_where_the_leaderboard_is_not_theirs_to
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_managers_always_read_their_baselines(ctx, phase_of, make_organizer, kind):
+def test_managers_always_read_their_baselines(ctx, phase_of, owner, make_organizer, kind):
     phase = phase_of(kind)
-    for manager in (make_organizer(), OPERATOR):
+    with pytest.raises(NotFound):  # an organizer of another competition is an outsider here
+        get_submission(ctx, submission_id=all_yes(ctx, phase), viewer=make_organizer())
+    for manager in (owner, OPERATOR):
         submission = get_submission(ctx, submission_id=all_yes(ctx, phase), viewer=manager)
         assert visible_scores(ctx, submission=submission, viewer=manager)["overall"]["accuracy"] == 0.625
         assert any(row.is_baseline for row in leaderboard(ctx, phase_id=phase.id, viewer=manager).rows)

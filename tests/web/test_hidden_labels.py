@@ -24,7 +24,7 @@ from web_world import BAD_PREDICTIONS, PASSWORD, SECRET, World, build_world, pre
 
 from leaderboard.models import Job, Submission, Team
 from leaderboard.runtime import ServiceContext
-from leaderboard.services import accounts, phases, teams
+from leaderboard.services import accounts, confirmation, phases, teams
 from leaderboard.services.access import OPERATOR
 
 pytestmark = pytest.mark.backends("sqlite")
@@ -55,6 +55,7 @@ def concrete_urls(app: Any, world: World, ctx: ServiceContext) -> Iterator[str]:
         "team_id": [str(t.id) for t in ctx.session.query(Team).all()],
         "name": FILE_NAMES,
         "filename": ["css/tailboard.css", "js/tailboard.js"],
+        "token": [confirmation.make_token(ctx, world.alice), "not-a-token"],  # email confirmation links
     }
     for rule in app.url_map.iter_rules():
         if "GET" not in rule.methods:

@@ -25,12 +25,13 @@ IDENTITIES = ("anonymous", "participant", "organizer")
 
 
 @pytest.fixture
-def world(app: Any, ctx: Any, make_organizer: Any, make_user: Any, make_phase: Any, make_token: Any,
-          make_predictions: Any) -> dict[str, Any]:
-    """Return an organizer, a participant, their tokens, an open phase with one submission, and real ids."""
+def world(app: Any, ctx: Any, make_organizer: Any, make_user: Any, make_competition: Any, make_phase: Any,
+          make_token: Any, make_predictions: Any) -> dict[str, Any]:
+    """Return an organizer, a participant, their tokens, an open phase of the organizer's with one submission, and
+    real ids."""
     app.config["WTF_CSRF_ENABLED"] = False
     organizer, participant = make_organizer(), make_user()
-    phase = make_phase()
+    phase = make_phase(make_competition(created_by=organizer))
     tokens = {"organizer": make_token(organizer), "participant": make_token(participant), "anonymous": None}
     upload = app.test_client().post(
         f"/api/v1/phases/{phase.id}/submissions", headers={"Authorization": f"Bearer {tokens['participant']}"},
@@ -39,7 +40,7 @@ def world(app: Any, ctx: Any, make_organizer: Any, make_user: Any, make_phase: A
     job = phases.rescore_phase(ctx, phase_id=phase.id, actor=OPERATOR)
     team = teams.create_team(ctx, competition_slug=phase.competition.slug, name="Crawlers", user=organizer)
     real = {"phase_id": phase.id, "submission_id": upload.get_json()["id"], "token_id": 1, "job_id": job.id,
-            "team_id": team.id}
+            "team_id": team.id, "user_id": participant.id}
     return {"users": {"organizer": organizer, "participant": participant}, "tokens": tokens, "real": real,
             "slug": phase.competition.slug}
 
