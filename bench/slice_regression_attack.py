@@ -17,7 +17,7 @@ import random
 
 import numpy as np
 
-from leaderboard.services.precision import grid_for, on_grid
+from leaderboard.services.precision import grid_for, noise, on_grid
 
 
 def run(*, n: int, k: int, uploads: list[int], seed: int) -> list[tuple[int, int, int, int]]:
@@ -32,7 +32,7 @@ def run(*, n: int, k: int, uploads: list[int], seed: int) -> list[tuple[int, int
         design = np.array([rng.random() < 0.5 for _ in range(k)], dtype=float)
         exact = base_correct / n + float(design @ effect)
         rows.append(design)
-        readings.append(on_grid(exact, grid=grid, shift=rng.random() - 0.5))
+        readings.append(on_grid(exact, grid=grid, noise=noise("bench", "row", rng.random())))
         if upload in uploads:
             x = np.column_stack([np.ones(upload), np.array(rows)])
             fit, residual, *_ = np.linalg.lstsq(x, np.array(readings), rcond=None)

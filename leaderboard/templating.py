@@ -33,6 +33,10 @@ GLOSSARY = (
             "for multiple choice, the same as macro-F1.")),
     ("macro_f1", ("The F1 of every answer class, averaged with equal weight, so a system cannot score well "
                   "by always giving the most common answer.")),
+    ("macro_f1_fixed", ("Macro-F1 over every answer option of the phase, an option never seen counting 0: "
+                        "ComparisonQA's own definition (Tailboard's macro-F1 averages over the options present).")),
+    ("avg_macro_f1", ("ComparisonQA's “avg Macro F1”: the mean of the head side's and the tail side's macro-F1 "
+                      "(every option) over complete head/tail pairs.")),
     ("group_accuracy", ("Share of groups (e.g. all templates of one statement, or all candidates of one question) "
                         "in which every item is answered correctly.")),
     ("ece", ("Expected calibration error: how far stated confidence is from actual accuracy, "

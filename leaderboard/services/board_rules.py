@@ -10,8 +10,8 @@ from scoring import higher_is_better
 
 SPLIT_WORDS = {"public": "the public split", "private": "the private split", "all": "all items"}
 EXACT_RULE = ("The ranking value and its interval are exact, rounded to 4 decimals; other figures computed on hidden "
-              "labels are coarse and shown with ± their step (the exact figure lies within it), so that no single "
-              "answer can be read off them.")
+              "labels are coarse, shown with ± their step: rounded to it with random noise, about a step from the "
+              "exact figure (within two steps 93 times in 100), so that no single answer can be read off them.")
 LADDER_RULE = ("Public scores follow the ladder: an entry's shown score changes only when a new submission of its "
                "team beats the team's shown best by more than the ladder step, and is then rounded to a multiple of "
                "the step; the final ranking after the phase closes uses exact scores.")

@@ -22,9 +22,11 @@ from leaderboard.models import Phase
 from leaderboard.runtime import ServiceContext
 from leaderboard.services.labelsets import load_phase_labels
 from leaderboard.services.probing import probing_settings
+from leaderboard.services.visibility import SENSITIVE_KEYS
 from scoring import METRICS, LabelSet, metric_label
 from scoring.metrics.paths import resolve_path
 from scoring.metrics.registry import PAIR_SHARES
+from scoring.producible import Producible
 from scoring.types import BUCKET_NAMES
 from scoring.views import View, check_views, views_of
 
@@ -85,12 +87,18 @@ def phase_views(phase: Phase) -> tuple[View, ...]:
 
 
 def headtail_metric(primary: str) -> str:
-    """Return the metric head/tail and breakdown tables show: the primary path's metric if it has an interval."""
+    """Return the metric head/tail and breakdown tables show: the primary path's metric if it has an interval.
+
+    Accuracy instead for a metric participants see in no small slice (visibility.SENSITIVE_KEYS: one answer
+    moves F1 there by more than a step), so the tables show them figures, not blanks.
+    """
     try:
         metric = METRICS.get(resolve_path(primary).metric)
     except KeyError:
         metric = None
-    return metric.name if metric is not None and metric.has_ci else HEADTAIL_DEFAULT
+    usable = (metric is not None and metric.has_ci and metric.name not in SENSITIVE_KEYS
+              and metric.table != "pairs")  # a pair metric has no value per bucket or breakdown value
+    return metric.name if metric is not None and usable else HEADTAIL_DEFAULT
 
 
 def cached_spec(ctx: ServiceContext, phase: Phase) -> BoardSpec:
@@ -162,7 +170,8 @@ def _overall_metrics(labels: LabelSet) -> tuple[str, ...]:
         skip.add("f1")
     if not (len(labels.groups) and (labels.groups >= 0).any()):
         skip.add("group_accuracy")
-    return tuple(name for name in METRICS if name not in skip)
+    producible = Producible(labels)
+    return tuple(name for name in METRICS if name not in skip and producible.metric(name))
 
 
 def _signature(phase: Phase, paths: tuple[str, ...]) -> str:

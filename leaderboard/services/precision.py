@@ -8,15 +8,18 @@ figures reach participants as multiples of ``grid_for(A)``: the first of 0.01, 0
 the width of the slice's 95% interval, and two decimals always print it).
 
 A fixed grid alone still leaks: a participant who moves a figure to a rounding boundary
-reads one item per upload there. The grid is therefore *dithered*: a figure is rounded
-after adding an offset u in [-½, ½) grid steps drawn from an HMAC keyed by the phase's
-label-file SHA-256 (never shown to participants) of the slice's path and of the
-submission's own answers (its *draw*, ``with_draw``), never of the exact figures. The
-same file always shows the same numbers; any change of the answers draws every offset
-afresh, so two uploads whose slice has the same counts show independent readings, as
-two uploads whose counts differ do (a draw keyed on the exact figures made equal counts
-show equal figures: an equality oracle). A shown value says only that the exact one
-lies within one grid step of it. docs/PROBING.md measures what is left.
+reads one item per upload there. So a shown figure is *noisy*: rounded up or down at
+random (up with probability its fractional step, so it is unbiased), then moved by a
+two-sided geometric number of steps (``NOISE_RATIO``), kept in [0, 1]. The randomness is
+an HMAC, keyed by the phase's label-file SHA-256 (never shown to participants), of the
+figure's path and of the submission's own answers (its *draw*, ``with_draw``), never of
+the exact figures. The same file always shows the same numbers; any change of the
+answers draws every figure afresh, so two uploads whose slice has the same counts show
+independent readings, as two uploads whose counts differ do (a draw keyed on the exact
+figures made equal counts show equal figures: an equality oracle). Every grid point can
+show whatever the exact figure, so no reading proves anything (with bounded noise an
+exact 0 always showed 0, and a positive reading proved a label: the zero floor). A
+shown value is about one step from the exact one. docs/PROBING.md measures what is left.
 """
 
 from __future__ import annotations
@@ -87,21 +90,47 @@ def grid_for(answered: int) -> float:
     return next((grid for grid in GRIDS if grid >= error - 1e-12), GRIDS[-1])
 
 
-def offset(key: str, path: str, figures: Any) -> float:
-    """Return the dither offset in [-0.5, 0.5) of one slice: an HMAC of its path and exact figures."""
-    message = json.dumps([path, figures], sort_keys=True, default=str).encode()
+NOISE_RATIO = 0.2
+"""The two-sided geometric noise a coarse figure carries beyond its rounding: P(z) ∝ NOISE_RATIO^|z| steps."""
+Noise = tuple[float, int]
+"""(u, z): the rounding offset u in [0, 1) and the whole number of steps z added after rounding."""
+
+
+def noise(key: str, path: str, seed: Any) -> Noise:
+    """Return the noise of the figures at path: an HMAC of the path and a seed (the file's draw), keyed by key.
+
+    ``u`` rounds the figure up with probability equal to its fractional step (so the
+    shown value is unbiased); ``z`` is two-sided geometric, ratio NOISE_RATIO. Every grid
+    point of [0, 1] can show for every exact figure: no reading ever proves a figure
+    (an exact 0 shows as a step one time in six), and one reading moves the odds between
+    two figures a step apart by at most 1/NOISE_RATIO² (docs/PROBING.md).
+    """
+    message = json.dumps([path, seed], sort_keys=True, default=str).encode()
     digest = hmac.new(key.encode(), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") / 2.0 ** 64 - 0.5
+    u = int.from_bytes(digest[:8], "big") / 2.0 ** 64
+    v = int.from_bytes(digest[8:16], "big") / 2.0 ** 64
+    return u, _geometric(v)
 
 
-def on_grid(value: Any, *, grid: float, shift: float) -> Any:
-    """Return a rate in [0, 1] rounded to a multiple of grid after a shift of ``shift`` steps, kept in [0, 1].
+def _geometric(v: float) -> int:
+    """Return the two-sided geometric (ratio NOISE_RATIO) number of steps at uniform quantile v in [0, 1)."""
+    zero = (1 - NOISE_RATIO) / (1 + NOISE_RATIO)
+    if v < zero:
+        return 0
+    w = (v - zero) / (1 - zero)
+    sign, w = (1, 2 * w) if w < 0.5 else (-1, 2 * w - 1)
+    return sign * (1 + int(math.log1p(-w) / math.log(NOISE_RATIO)))
+
+
+def on_grid(value: Any, *, grid: float, noise: Noise) -> Any:
+    """Return a rate in [0, 1] as a multiple of grid: rounded by the noise's u, moved by its z steps, kept in [0, 1].
 
     None and non-numbers are returned as they are.
     """
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return value
-    steps = math.floor(value / grid + 0.5 + shift)
+    u, z = noise
+    steps = math.floor(value / grid + u) + z
     return round(min(max(steps * grid, 0.0), 1.0), 4)
 
 
@@ -176,11 +205,11 @@ class Dither:
         self.key = key
         self.draw = draw
 
-    def _shift(self, path: str, exact: Any, *, calibration: bool = False) -> float:
-        """Return the offset of the figures at path: from the draw, else from their exact figures."""
+    def _shift(self, path: str, exact: Any, *, calibration: bool = False) -> Noise:
+        """Return the noise of the figures at path: from the draw, else from their exact figures."""
         if self.draw is None:
-            return offset(self.key, path, exact)
-        return offset(self.key, path, self.draw.confidences if calibration else self.draw.answers)
+            return noise(self.key, path, exact)
+        return noise(self.key, path, self.draw.confidences if calibration else self.draw.answers)
 
     def slice(self, part: Mapping[str, Any], *, exact: Mapping[str, Any], path: str, grid: float,
               rates: frozenset[str], calibration: frozenset[str],
@@ -199,12 +228,12 @@ class Dither:
             if key in keep:
                 shown[key] = value
             elif key in rates:
-                shown[key] = on_grid(value, grid=grid, shift=shift)
+                shown[key] = on_grid(value, grid=grid, noise=shift)
             elif key == "ci" and isinstance(value, Mapping):
                 shown[key] = {metric: bounds if metric in keep else self._interval(bounds, grid=grid, shift=shift)
                               for metric, bounds in value.items()}
             elif key in calibration and key != "risk_coverage":
-                shown[key] = on_grid(value, grid=grid, shift=calibration_shift)
+                shown[key] = on_grid(value, grid=grid, noise=calibration_shift)
             else:
                 shown[key] = value
         shown["grid"] = grid
@@ -215,13 +244,13 @@ class Dither:
 
     def value(self, value: Any, *, exact: Any, path: str, grid: float) -> Any:
         """Return one calibration figure on the grid, its offset drawn with the confidences."""
-        return on_grid(value, grid=grid, shift=self._shift(path + "#calibration", exact, calibration=True))
+        return on_grid(value, grid=grid, noise=self._shift(path + "#calibration", exact, calibration=True))
 
     def shares(self, part: Mapping[str, Any], *, exact: Mapping[str, Any], path: str, grid: float,
                keys: tuple[str, ...], keep: frozenset[str] = frozenset()) -> dict[str, Any]:
         """Return an object whose share figures (keys) sit on the grid, the rest (and ``keep``) as they are."""
         shift = self._shift(path, exact)
-        shown = {key: on_grid(value, grid=grid, shift=shift) if key in keys and key not in keep else value
+        shown = {key: on_grid(value, grid=grid, noise=shift) if key in keys and key not in keep else value
                  for key, value in part.items()}
         shown["grid"] = grid
         return shown
@@ -232,7 +261,7 @@ class Dither:
         for index, point in enumerate(points):
             coverage, risk = float(point[0]), point[1]
             shift = self._shift(f"{path}[{index}]", exact, calibration=True)
-            shown.append([round(coverage, 4), on_grid(risk, grid=grid_for(round(coverage * n)), shift=shift)])
+            shown.append([round(coverage, 4), on_grid(risk, grid=grid_for(round(coverage * n)), noise=shift)])
         return shown
 
     def bins(self, bins: list[Any], *, min_items: int, path: str) -> list[dict[str, Any]]:
@@ -248,16 +277,20 @@ class Dither:
                 continue
             shift = self._shift(f"{path}[{index}]", dict(part), calibration=True)
             shown.append({"lo": part.get("lo"), "hi": part.get("hi"), "n": answered,
-                          "accuracy": on_grid(part.get("accuracy"), grid=grid_for(answered), shift=shift),
+                          "accuracy": on_grid(part.get("accuracy"), grid=grid_for(answered), noise=shift),
                           "confidence": _two_decimals(part.get("confidence")), "grid": grid_for(answered)})
         return shown
 
     @staticmethod
-    def _interval(bounds: Any, *, grid: float, shift: float) -> Any:
-        """Return an interval [lo, hi] on the grid, one step wider on each side (within [0, 1]; None as it is)."""
+    def _interval(bounds: Any, *, grid: float, shift: Noise) -> Any:
+        """Return an interval [lo, hi] moved like its figure, one step wider on each side (within [0, 1]).
+
+        The figure and both bounds take the same noise, so the shown interval holds the shown figure.
+        None is returned as it is.
+        """
         if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
             return bounds
-        lo, hi = (on_grid(bound, grid=grid, shift=shift) for bound in bounds)
+        lo, hi = (on_grid(bound, grid=grid, noise=shift) for bound in bounds)
         if not isinstance(lo, float) or not isinstance(hi, float):
             return [lo, hi]
         return [round(max(lo - grid, 0.0), 4), round(min(hi + grid, 1.0), 4)]

@@ -47,13 +47,15 @@ CALIBRATION_DECIMALS = 2
 decode about five labels per upload even at 100 answered items (docs/PROBING.md)."""
 RESULT_KEYS = ("n_items", "overall", "breakdowns", "popularity", "pairs", "popularity_curve",
                "risk_coverage", "aurc", "reliability")
-SLICE_KEYS = frozenset({"accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy",
-                        "ece", "aurc", "risk_coverage", "n", "answered", "correct", "ci"})
+SLICE_KEYS = frozenset({"accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "macro_f1_fixed",
+                        "avg_macro_f1", "group_accuracy", "ece", "aurc", "risk_coverage", "n", "answered", "correct",
+                        "ci"})
 CURVE_KEYS = frozenset({"ece", "aurc", "risk_coverage"})
 MEMBERSHIP_KEYS = frozenset({"answered", "answer_rate", "selective_accuracy", "ece", "aurc", "risk_coverage",
                              "n", "correct"})
 COUNT_KEYS = frozenset({"answered", "correct"})
-RATE_KEYS = frozenset({"accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "group_accuracy"})
+RATE_KEYS = frozenset({"accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "macro_f1_fixed",
+                       "avg_macro_f1", "group_accuracy"})
 SHARES = ("both_correct", "head_only", "tail_only", "neither")
 SAMPLE_PRECISION = True
 """Slices, calibration figures and curves reach participants on their sample's grid (services/precision.py);
@@ -64,6 +66,9 @@ turn it off (offsets from the slice's exact figures: equal counts show equal fig
 OVERALL_BOUNDED = True
 """Only ranked figures and the file's own counts are exact in ``overall``, the rest on its grid, and a file answering
 fewer than min_slice_items items shows none; the attack suite's control runs turn it off (every overall rate exact)."""
+SENSITIVE_KEYS = frozenset({"f1", "macro_f1", "macro_f1_fixed", "group_accuracy"})
+"""Figures one answer can move by more than a step of their slice (f1 by 2/(predicted + actual positives), group
+accuracy by 1/groups): shown in overall, where those counts are large, but in no smaller slice unless ranked."""
 OWN_KEYS = frozenset({"n", "answered", "answer_rate"})
 """Figures of ``overall`` that only count the participant's own file (while no private split is hidden)."""
 CURVE_POINTS = 20
@@ -192,6 +197,8 @@ class _Rules:
             hidden |= COUNT_KEYS - own
         if self.hide:
             hidden |= MEMBERSHIP_KEYS - exact
+        if not keep_small and self.dither is not None:
+            hidden |= SENSITIVE_KEYS - exact
         shown = {key: value for key, value in part.items() if key in SLICE_KEYS and key not in hidden}
         if "risk_coverage" in shown:
             shown["risk_coverage"] = self.thinned(shown["risk_coverage"], int(part.get("n") or 0))

@@ -18,7 +18,8 @@ attack come from /register (a browser's form, CSRF and all) with tokens made on 
 Measured here (1,200 items, 20 tested groups, 3 swapped uploads), defaults vs switch off:
 equality oracle 35 right/25 wrong vs 57/3; membership 20/15 vs 31/2; tiny files 0 claims
 vs 40/40; fresh accounts under the ladder 35/25 vs 57/3. The zero floor is not covered:
-28 of 34 true targets proved, 0 wrong, under the defaults (its test is a strict xfail).
+28 of 34 true targets proved, 0 wrong, while an exact 0 always showed 0 and rows showed f1; the noise can
+show any grid point and rows show no f1 unless ranked (visibility.SENSITIVE_KEYS): no claim now.
 """
 
 from __future__ import annotations
@@ -136,8 +137,9 @@ def test_membership_oracle_tells_private_items_when_draws_follow_the_counts(
     phase_id = _phase(platform, real_items, private=True)
     decoded = oracle_attacks.membership_oracle(platform, attacker(), phase_id, real_items, rounds=ROUNDS)
     right, wrong = _memberships(decoded, real_items)
-    assert right + wrong >= 30 and wrong <= 2, (right, wrong)
-    assert _labels(decoded, real_items)[1] <= 2
+    assert right + wrong >= 30 and right >= 3 * wrong, (right, wrong)  # unequal counts rarely show equal rows
+    labels_right, labels_wrong = _labels(decoded, real_items)
+    assert labels_right >= 3 * labels_wrong, (labels_right, labels_wrong)
 
 
 def test_tiny_files_decode_nothing_from_overall_figures(platform: Platform, attacker: Attacker,
@@ -187,7 +189,7 @@ def test_one_account_under_the_ladder_reads_nothing_after_its_first_upload(
 
 def test_a_phase_created_without_quota_options_refuses_uploads_after_its_daily_limit(
         platform: Platform, attacker: Attacker, real_items: list[Item]) -> None:
-    phase_id = platform.phase([], labels=label_file(real_items, private=False), config=CONFIG)
+    phase_id = platform.phase([], labels=label_file(real_items, private=False), config=CONFIG, max_per_day=None)
     accepted, status = oracle_attacks.uploads_until_refused(platform, attacker(), phase_id, real_items[0],
                                                             attempts=30)
     assert status == 429 and 1 <= accepted < 30, (accepted, status)
@@ -202,9 +204,6 @@ def test_a_phase_with_a_daily_limit_refuses_the_upload_after_it(platform: Platfo
                                                 attempts=30) == (3, 429)
 
 
-@pytest.mark.xfail(strict=True, reason="open leak (issue 17): the dither keeps an exact 0 at 0, so f1 > 0 (or its "
-                   "interval's top at two steps) proves a true positive; 28 of 34 true targets here, 111 of 111 "
-                   "claims on CoLoTa in 15 uploads (bench/oracle_attacks.py), 0 wrong")
 def test_zero_floor_proves_no_label(platform: Platform, attacker: Attacker, real_items: list[Item]) -> None:
     phase_id = _phase(platform, real_items)
     decoded = oracle_attacks.zero_floor(platform, attacker(), phase_id, real_items, uploads=UPLOADS)

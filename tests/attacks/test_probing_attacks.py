@@ -31,9 +31,10 @@ def test_one_item_attack_recovers_nothing_under_the_ladder(platform: Platform, a
     assert attacks.recovered(decoded, labels(items)) == 0
 
 
-def test_one_item_attack_recovers_every_label_under_exact_feedback(platform: Platform, attacker: Attacker,
-                                                                   items: list[Item]) -> None:
-    phase_id = platform.phase(items)  # the default, exact: its documented cost
+def test_one_item_attack_recovers_every_label_under_exact_feedback_without_the_overall_bound(
+        platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(visibility, "OVERALL_BOUNDED", False)  # a one-item file then shows its exact overall
+    phase_id = platform.phase(items)
     decoded = attacks.one_item(platform, attacker(), phase_id, items[:TARGETS])
     assert attacks.recovered(decoded, labels(items)) == len(decoded) == TARGETS
 
@@ -107,6 +108,7 @@ def test_split_membership_attack_recovers_nothing_under_the_defaults(platform: P
 def test_split_membership_attack_recovers_every_item_when_answered_counts_are_shown(
         platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(visibility, "MEMBERSHIP_KEYS", frozenset())  # the membership rule off
+    monkeypatch.setattr(visibility, "OVERALL_BOUNDED", False)  # and a one-item file's overall shown
     phase_id = platform.phase(items, private=True)
     decoded = attacks.membership(platform, attacker(), phase_id, items[:TARGETS])
     assert attacks.recovered(decoded, {item.id: not item.private for item in items}) == len(decoded) == TARGETS

@@ -1,14 +1,17 @@
 """Slice differencing (QA's A, B, C of "Label secrecy, part 2") on a CoLoTa-shaped phase, SQLite and PostgreSQL.
 
-Defaults: every slice but overall is shown without counts, on its sample's grid, dithered
+Defaults: every slice but overall is shown without counts, on its sample's grid, with noise
 (services/precision.py), and risk-coverage points are at least N/20 items apart on the
-grid. Each defended run asserts what the attack recovers under the defaults; each control
+grid. Each defended run asserts the attack does no better than a coin under the defaults
+(its model of a figure within one step is wrong a third of the time, so it may claim at
+random); each control
 run turns the grid off (``SAMPLE_PRECISION``: slices exact, as before) and asserts the same
 attack code recovers what QA measured. docs/PROBING.md quotes these figures.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import pytest
@@ -44,6 +47,22 @@ def _score(decoded: dict[str, slice_attacks.Status], items: list[Item], *,
     return right, len(claims) - right
 
 
+def _no_better_than_a_coin(right: int, wrong: int) -> None:
+    """Assert claims are right no more often than a coin's within a generous bound: right - wrong <= 3 sqrt(n).
+
+    The attacks assume a shown figure within one step of the exact one; the noise breaks
+    that assumption about a third of the time, so they may claim, at random.
+    """
+    assert right - wrong <= 3 * math.sqrt(right + wrong), (right, wrong)
+
+
+def _membership_claims(decoded: dict[str, slice_attacks.Status], items: list[Item]) -> tuple[int, int]:
+    """Return (right, wrong) among the claims that an item is private."""
+    truth = {item.id: item for item in items}
+    claims = [truth[key].private for key, value in decoded.items() if value == slice_attacks.PRIVATE]
+    return sum(claims), len(claims) - sum(claims)
+
+
 def _membership(decoded: dict[str, slice_attacks.Status], items: list[Item]) -> tuple[int, int]:
     """Return (right, wrong) membership claims: PRIVATE, or a label (which says public)."""
     truth = {item.id: item for item in items}
@@ -55,7 +74,7 @@ def test_flip_per_category_recovers_nothing_under_the_defaults(platform: Platfor
                                                                 real_items: list[Item]) -> None:
     phase_id = _phase(platform, real_items)
     decoded = slice_attacks.flip_per_category(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
-    assert _score(decoded, real_items) == (0, 0)
+    _no_better_than_a_coin(*_score(decoded, real_items))
 
 
 def test_flip_per_category_recovers_two_labels_per_row_and_upload_with_exact_slices(
@@ -71,7 +90,8 @@ def test_flip_per_category_tells_no_label_and_no_membership_while_the_private_sp
     phase_id = _phase(platform, real_items, private=True)
     decoded = slice_attacks.flip_per_category(platform, attacker(), phase_id, real_items, uploads=UPLOADS,
                                               statuses=(True, False, slice_attacks.PRIVATE))
-    assert decoded == {}
+    _no_better_than_a_coin(*_score(decoded, real_items))
+    _no_better_than_a_coin(*_membership_claims(decoded, real_items))
 
 
 def test_flip_per_category_tells_labels_and_membership_with_exact_slices_while_the_split_is_hidden(
@@ -88,7 +108,7 @@ def test_risk_coverage_blocks_recover_nothing_under_the_defaults(platform: Platf
                                                                  real_items: list[Item]) -> None:
     phase_id = _phase(platform, real_items)
     decoded = slice_attacks.risk_coverage_blocks(platform, attacker(), phase_id, real_items, precision=grid_for)
-    assert _score(decoded, real_items) == (0, 0)
+    _no_better_than_a_coin(*_score(decoded, real_items))
 
 
 def test_risk_coverage_blocks_recover_a_label_per_block_with_exact_points(
@@ -104,7 +124,7 @@ def test_pre_close_uploads_recover_no_private_label_after_close(platform: Platfo
                                                                 real_items: list[Item]) -> None:
     phase_id = _phase(platform, real_items, private=True)
     decoded = slice_attacks.private_after_close(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
-    assert _score(decoded, real_items, only_private=True) == (0, 0)
+    _no_better_than_a_coin(*_score(decoded, real_items, only_private=True))
 
 
 def test_pre_close_uploads_recover_private_labels_after_close_with_exact_slices(
@@ -119,7 +139,7 @@ def test_pre_close_uploads_recover_private_labels_after_close_with_exact_slices(
 def test_boundary_hunting_on_a_fixed_grid_recovers_labels(platform: Platform, attacker: Attacker,
                                                           real_items: list[Item],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(precision, "offset", lambda *args: 0.0)  # the grid without its dither
+    monkeypatch.setattr(precision, "noise", lambda *args: (0.5, 0))  # the grid without its noise: nearest point
     phase_id = _phase(platform, real_items)
     right, wrong = _score(slice_attacks.boundary_hunt(platform, attacker(), phase_id, real_items, uploads=12),
                           real_items)

@@ -106,11 +106,19 @@ def test_a_draw_is_the_files_answers_and_confidences_move_only_the_calibration_p
 
 
 @given(value=st.floats(0.0, 1.0), low=st.floats(0.0, 0.2), high=st.floats(0.0, 0.2),
-       grid=st.sampled_from(GRIDS), shift=st.floats(-0.5, 0.4999))
-def test_a_coarse_interval_holds_its_shown_figure_and_the_exact_interval(value: float, low: float, high: float,
-                                                                          grid: float, shift: float) -> None:
+       grid=st.sampled_from(GRIDS), u=st.floats(0.0, 0.9999), z=st.integers(-3, 3))
+def test_a_coarse_interval_holds_its_shown_figure_and_with_no_shift_the_exact_interval(
+        value: float, low: float, high: float, grid: float, u: float, z: int) -> None:
     lo, hi = max(0.0, value - low), min(1.0, value + high)
-    shown = on_grid(value, grid=grid, shift=shift)
-    interval = Dither._interval([lo, hi], grid=grid, shift=shift)
+    shown = on_grid(value, grid=grid, noise=(u, z))
+    interval = Dither._interval([lo, hi], grid=grid, shift=(u, z))
     assert interval[0] <= shown <= interval[1]
-    assert interval[0] <= lo + 1e-9 and hi - 1e-9 <= interval[1]
+    if z == 0:
+        assert interval[0] <= lo + 1e-9 and hi - 1e-9 <= interval[1]
+
+
+def test_a_row_whose_f1_one_answer_can_move_by_more_than_a_step_shows_no_f1() -> None:
+    shown = visible_results(_results(60, draw="ab" * 16), phase=_phase())
+    assert "f1" not in shown["breakdowns"]["category"]["a"] and "f1" in shown["overall"]
+    ranked = visible_results(_results(60, draw="ab" * 16), phase=_phase(primary_metric="breakdowns.category.a.f1"))
+    assert ranked["breakdowns"]["category"]["a"]["f1"] == round(60 / 111 * 0.9, 4)  # ranked: exact

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard.services.precision import GRIDS, grid_for, on_grid, thinned
+from leaderboard.services.precision import GRIDS, NOISE_RATIO, grid_for, noise, on_grid, thinned
 from leaderboard.services.visibility import visible_results
 
 
@@ -50,9 +50,10 @@ def test_slices_show_no_counts_and_sit_on_their_grid() -> None:
     row = shown["breakdowns"]["category"]["a"]
     assert "correct" not in row and "answered" not in row and row["n"] == 111
     assert row["grid"] == grid_for(111) == 0.1
-    assert all(_on(row[m], 0.1) for m in ("accuracy", "selective_accuracy", "f1", "macro_f1", "ece", "aurc"))
+    assert all(_on(row[m], 0.1) for m in ("accuracy", "selective_accuracy", "ece", "aurc"))
+    assert not {"f1", "macro_f1"} & set(row) and set(row["ci"]) == {"accuracy", "answer_rate"}  # one answer moves them
     assert all(_on(bound, 0.1) for bound in row["ci"]["accuracy"])
-    assert abs(row["accuracy"] - 60 / 111) <= 0.1
+    assert row["ci"]["accuracy"][0] <= row["accuracy"] <= row["ci"]["accuracy"][1]
     assert shown["popularity"]["tail"]["grid"] == 0.05 and "correct" not in shown["popularity"]["tail"]
     assert shown["popularity"]["gap"]["accuracy"] == round(shown["popularity"]["head"]["accuracy"]
                                                             - shown["popularity"]["tail"]["accuracy"], 4)
@@ -65,7 +66,7 @@ def test_overall_keeps_its_ranked_figure_and_own_counts_exact_and_the_rest_on_it
     assert "correct" not in overall and overall["answered"] == 1200 and overall["grid"] == grid_for(1200)
     assert overall["ci"]["accuracy"] == [round(700 / 1200 - 0.08, 4), round(700 / 1200 + 0.08, 4)]
     assert all(_on(overall[m], grid_for(1200)) for m in ("f1", "macro_f1", "selective_accuracy", "ece"))
-    assert abs(overall["ece"] - 0.123456) <= grid_for(1200)
+    assert abs(overall["ece"] - 0.123456) <= 3 * grid_for(1200)
 
 
 def test_the_same_file_shows_the_same_numbers_and_one_flipped_item_is_no_oracle() -> None:
@@ -105,10 +106,22 @@ def test_the_grid_is_no_finer_than_the_sampling_error_and_at_most_two_and_a_half
     assert grid <= max(0.01, 2.5 / math.sqrt(answered)) + 1e-12
 
 
-@given(value=st.floats(0.0, 1.0), grid=st.sampled_from(GRIDS), shift=st.floats(-0.5, 0.4999))
-def test_a_dithered_figure_is_a_rate_on_the_grid_within_one_step(value: float, grid: float, shift: float) -> None:
-    shown = on_grid(value, grid=grid, shift=shift)
-    assert 0.0 <= shown <= 1.0 and _on(shown, grid) and abs(shown - value) <= grid + 1e-9
+@given(value=st.floats(0.0, 1.0), grid=st.sampled_from(GRIDS), u=st.floats(0.0, 0.9999), z=st.integers(-4, 4))
+def test_a_noisy_figure_is_a_rate_on_the_grid_within_its_noise_and_one_step(value: float, grid: float, u: float,
+                                                                           z: int) -> None:
+    shown = on_grid(value, grid=grid, noise=(u, z))
+    assert 0.0 <= shown <= 1.0 and _on(shown, grid) and abs(shown - value) <= (abs(z) + 1) * grid + 1e-9
+
+
+def test_the_noise_is_unbiased_rounding_plus_a_geometric_number_of_steps_and_can_show_any_point() -> None:
+    draws = [noise("key", "path", k) for k in range(20000)]
+    zeros = sum(z == 0 for _, z in draws) / len(draws)
+    assert abs(zeros - (1 - NOISE_RATIO) / (1 + NOISE_RATIO)) < 0.02
+    assert abs(sum(z for _, z in draws) / len(draws)) < 0.03  # symmetric
+    shown = [on_grid(0.0, grid=0.1, noise=d) for d in draws]
+    assert {0.0, 0.1, 0.2} <= set(shown)  # an exact 0 is not always shown 0: no reading proves it
+    mean = sum(on_grid(0.43, grid=0.1, noise=d) for d in draws) / len(draws)
+    assert abs(mean - 0.43) < 0.01  # unbiased away from the ends
 
 
 def test_thinned_points_keep_the_last_and_are_gap_items_apart() -> None:
@@ -125,7 +138,7 @@ def test_pair_shares_and_popularity_curve_bins_sit_on_their_grid() -> None:
     shown = visible_results(results, phase=_phase())
     pairs = shown["pairs"]
     assert pairs["n_pairs"] == 600 and all(_on(pairs[k], grid_for(600)) for k in ("both_correct", "neither"))
-    assert abs(pairs["both_correct"] - 0.4117) <= grid_for(600)
+    assert abs(pairs["both_correct"] - 0.4117) <= 3 * grid_for(600)  # about a step off, rarely three
     [curve_bin] = shown["popularity_curve"]  # the bin of 20 answered items is under min_slice_items
     assert (curve_bin["lo"], curve_bin["hi"], curve_bin["grid"]) == (1.0, 9.0, 0.1) and "correct" not in curve_bin
     assert _on(curve_bin["accuracy"], 0.1)

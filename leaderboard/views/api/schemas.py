@@ -232,8 +232,9 @@ class LeaderboardRow(BaseModel):
     ci: list[float] | None = Field(description="The 95% interval [lo, hi] of value; null without one.")
     columns: dict[str, float | None] = Field(description="The view's column paths and their shown values.")
     errors: dict[str, float] = Field(default_factory=dict, description=(
-        "The coarse columns (docs/PROBING.md) and how far each shown value can be from the exact one (its step): "
-        "0.8 with error 0.05 means the exact figure lies within 0.75 and 0.85. Columns not listed are exact."))
+        "The coarse columns (docs/PROBING.md) and the step each is shown on: a coarse value is rounded to its step "
+        "with random noise, about a step from the exact figure (within two steps 93 times in 100). Columns not "
+        "listed are exact."))
     submissions: int = Field(description="Scored submissions of this entry.")
     mine: bool = Field(description="Whether the entry is the caller's (their own, or their team's).")
 
