@@ -1,9 +1,9 @@
-"""How fast a patient attacker reads labels out of one dithered breakdown row (docs/PROBING.md, "What is left").
+"""How fast a patient attacker reads labels out of one coarse breakdown row (docs/PROBING.md, "What is left").
 
 The attacker answers every item of a row yes, and in each upload answers a random half of
 k target items no instead; the row's shown accuracy is its exact accuracy on the row's
-grid after a fresh offset (services/precision.on_grid: every change of the row's items
-draws a new one). A least-squares fit of the readings on the design gives each target's
+grid with fresh noise (services/precision.on_grid and noise: every change of the file's
+answers draws it anew). A least-squares fit of the readings on the design gives each target's
 effect (-1/n: the target was true, +1/n: false). Prints, per number of uploads, how many
 targets the fit gets right, and how many it claims with |t| > 3 (wrong ones too).
 
