@@ -33,8 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from leaderboard.services import visibility  # noqa: E402
-from leaderboard.services.precision import with_draw  # noqa: E402
+from leaderboard.disclosure import policy, visibility, with_draw  # noqa: E402
 from scoring import evaluate, load_labels, read_predictions  # noqa: E402
 from scoring.importers import run_import  # noqa: E402
 
@@ -108,7 +107,7 @@ def measure(name: str, importer: str, source: Path, options: dict[str, Any]) -> 
     lines = [f"{name}: {results['n_items']} items, ranked by {phase.primary_metric}; "
              f"{rate_count(results)} rates in the full result"]
     for label, bounded in (("overall exact", False), ("now", True)):
-        visibility.OVERALL_BOUNDED = bounded
+        policy.OVERALL_BOUNDED = bounded
         shown = list(figures(visibility.visible_results(results, phase=phase), results))
         kinds = Counter(kind for _, kind, _, _ in shown)
         steps = Counter(step for _, kind, step, _ in shown if kind == "coarse")
@@ -117,7 +116,7 @@ def measure(name: str, importer: str, source: Path, options: dict[str, Any]) -> 
         lines.append(f"  {label:<16} exact {kinds['exact']:>3}  coarse {kinds['coarse']:>3} "
                      f"(steps {dict(sorted(steps.items()))}, largest distance {worst:.4f})  "
                      f"hidden {rate_count(results) - len(shown):>3};  exact in overall: {', '.join(overall)}")
-    visibility.OVERALL_BOUNDED = True
+    policy.OVERALL_BOUNDED = True
     return lines
 
 

@@ -170,12 +170,9 @@ def build_app(tmp: Path) -> Any:
 
     from sqlalchemy import create_engine
 
-    from leaderboard import (
-        create_app,
-        models,  # noqa: F401  (registers the tables on Base.metadata)
-    )
-    from leaderboard.config import Settings
-    from leaderboard.db import Base
+    from leaderboard import create_app, models  # noqa: F401  (registers the tables on Base.metadata)
+    from leaderboard.platform import Settings
+    from leaderboard.platform.db import Base
 
     url = f"sqlite:///{tmp / 'trace.sqlite3'}"
     engine = create_engine(url)

@@ -8,10 +8,10 @@ worker imports this module and flips them before it builds the app.
 import os
 
 from leaderboard import create_app
-from leaderboard.services import visibility
+from leaderboard.disclosure import policy
 
 if os.environ.get("ORACLE_DEFENCE_OFF"):
-    visibility.FRESH_DRAWS = False  # offsets keyed on the slice's exact figures: the equality oracle
-    visibility.OVERALL_BOUNDED = False  # every overall rate exact, also for files answering a few items
+    policy.FRESH_DRAWS = False  # offsets keyed on the slice's exact figures: the equality oracle
+    policy.OVERALL_BOUNDED = False  # every overall rate exact, also for files answering a few items
 
 app = create_app()

@@ -55,17 +55,17 @@ sys.path.insert(0, str(ROOT))
 from alembic import command  # noqa: E402
 from alembic.config import Config  # noqa: E402
 
-from leaderboard.config import Settings  # noqa: E402
-from leaderboard.db import utcnow  # noqa: E402
+from leaderboard import accounts  # noqa: E402
+from leaderboard.accounts import get_phase  # noqa: E402
+from leaderboard.board import board_changed  # noqa: E402
 from leaderboard.models import Score, Submission, User  # noqa: E402
-from leaderboard.runtime import ServiceContext, build_runtime  # noqa: E402
-from leaderboard.services import accounts, competitions, phases  # noqa: E402
-from leaderboard.services.access import get_phase  # noqa: E402
-from leaderboard.services.board_events import board_changed  # noqa: E402
-from leaderboard.services.job_runner import run_job  # noqa: E402
-from leaderboard.services.labelsets import load_phase_labels  # noqa: E402
-from leaderboard.services.scoring_runs import primary_values, score_submission  # noqa: E402
-from leaderboard.services.submissions import accept_submission, store_file  # noqa: E402
+from leaderboard.operations import run_job  # noqa: E402
+from leaderboard.organizing import competitions, phases  # noqa: E402
+from leaderboard.phase_data import load_phase_labels  # noqa: E402
+from leaderboard.platform import ServiceContext, Settings, build_runtime  # noqa: E402
+from leaderboard.platform.db import utcnow  # noqa: E402
+from leaderboard.submissions import accept_submission, score_submission, store_file  # noqa: E402
+from leaderboard.submissions.scoring_runs import primary_values  # noqa: E402
 from scoring import evaluate, read_predictions  # noqa: E402
 from scoring.correctness import item_correctness  # noqa: E402
 
@@ -173,7 +173,7 @@ def build(url: str, data_dir: Path, args: argparse.Namespace) -> tuple[int, dict
     """Create the instance and its board; return the phase id and the build figures."""
     rng = np.random.default_rng(args.seed)
     settings = Settings.from_env({}, data_dir=data_dir, database_url=url, secret_key="bench", sweep_seconds=0)
-    runtime = build_runtime(settings, score=score_submission, run_job=run_job)
+    runtime = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job)
     figures: dict[str, float] = {}
     with runtime.sessions() as session:
         ctx = runtime.context(session)

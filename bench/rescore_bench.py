@@ -44,17 +44,17 @@ from sqlalchemy.pool import NullPool
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from leaderboard.config import Settings  # noqa: E402
-from leaderboard.db import Base, utcnow  # noqa: E402
+from leaderboard import accounts  # noqa: E402
+from leaderboard.accounts import get_phase  # noqa: E402
+from leaderboard.board import board_changed  # noqa: E402
 from leaderboard.models import Score, Submission, User  # noqa: E402
-from leaderboard.runtime import ServiceContext, build_runtime  # noqa: E402
-from leaderboard.services import accounts, competitions, phases  # noqa: E402
-from leaderboard.services.access import get_phase  # noqa: E402
-from leaderboard.services.board_events import board_changed  # noqa: E402
-from leaderboard.services.job_runner import run_job  # noqa: E402
-from leaderboard.services.labelsets import load_phase_labels  # noqa: E402
-from leaderboard.services.scoring_runs import primary_values, score_submission  # noqa: E402
-from leaderboard.services.submissions import store_file  # noqa: E402
+from leaderboard.operations import run_job  # noqa: E402
+from leaderboard.organizing import competitions, phases  # noqa: E402
+from leaderboard.phase_data import load_phase_labels  # noqa: E402
+from leaderboard.platform import ServiceContext, Settings, build_runtime  # noqa: E402
+from leaderboard.platform.db import Base, utcnow  # noqa: E402
+from leaderboard.submissions import score_submission, store_file  # noqa: E402
+from leaderboard.submissions.scoring_runs import primary_values  # noqa: E402
 from scoring import evaluate, read_predictions  # noqa: E402
 from scoring.correctness import item_correctness  # noqa: E402
 
@@ -123,7 +123,7 @@ def fill_phase(ctx: ServiceContext, phase_id: int, users: list[int], count: int,
 def build(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
     """Create the instance's competition, phases, people and submissions; return ids and an organizer token."""
     rng = np.random.default_rng(args.seed)
-    runtime = build_runtime(settings, score=score_submission, run_job=run_job)
+    runtime = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job)
     with runtime.sessions() as session:
         ctx = runtime.context(session)
         organizer = accounts.register_user(ctx, email="org@bench.example", password="benchmark-pass",

@@ -17,7 +17,7 @@ import random
 
 import numpy as np
 
-from leaderboard.services.precision import grid_for, noise, on_grid
+from leaderboard.disclosure.precision import grid_for, noise, on_grid
 
 
 def run(*, n: int, k: int, uploads: list[int], seed: int) -> list[tuple[int, int, int, int]]:

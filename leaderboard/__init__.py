@@ -1,4 +1,10 @@
-"""Tailboard's Flask application: create_app wires settings, database, storage and views."""
+"""Tailboard's Flask application: ``create_app`` is the one composition root, a flat list of init and register calls.
+
+It is the only module that may import every package: it builds the runtime with the
+functions the domain needs injected (scoring a submission, refreshing a board, running a
+job), then wires the web layer, the embedded workers and the command line onto the app.
+docs/ARCHITECTURE.md maps the packages and what each may import.
+"""
 
 from __future__ import annotations
 
@@ -7,34 +13,24 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from leaderboard.config import Settings
+from leaderboard.platform import Settings
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the WSGI application; ``config`` overrides Settings fields (tests)."""
     # Imported here, not at the top: ``import leaderboard.models`` (alembic's env.py, the
     # Celery worker) must not load the web stack. No cycle depends on it.
-    from leaderboard import (
-        baselines_cli,
-        board_cli,
-        cli,
-        competitions_cli,
-        converters,
-        errors,
-        job_worker,
-        mail_sender,
-        security,
-        start_checks,
-        sweeper,
-        templating,
-        web,
-    )
-    from leaderboard.board_cache import BoardCache
-    from leaderboard.extensions import csrf, limiter, login_manager
-    from leaderboard.runtime import build_runtime
-    from leaderboard.services.job_runner import run_job
-    from leaderboard.services.scoring_runs import score_submission
-    from leaderboard.views import api, auth, operations, organizer, participation, public, teams, tokens
+    from leaderboard import cli
+    from leaderboard.board import board_changed
+    from leaderboard.operations import run_job
+    from leaderboard.organizing import start_checks
+    from leaderboard.platform import build_runtime
+    from leaderboard.submissions import score_submission
+    from leaderboard.web import api, context, converters, errors, security, templating
+    from leaderboard.web.board_cache import BoardCache
+    from leaderboard.web.extensions import csrf, limiter, login_manager
+    from leaderboard.web.pages import auth, operations, organizer, participation, public, teams, tokens
+    from leaderboard.workers import job_worker, mail_sender, sweeper
 
     settings = Settings.from_env(**(config or {}))
     app = Flask(__name__)
@@ -52,8 +48,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # Behind nginx every client is 127.0.0.1; trust its X-Forwarded-* so rate limits see real clients.
         n = settings.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
-    runtime = build_runtime(settings, score=score_submission, run_job=run_job)
-    web.init_app(app, runtime)
+    runtime = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job)
+    context.init_app(app, runtime)
     app.wsgi_app = BoardCache(app.wsgi_app, runtime)  # type: ignore[method-assign]  # anonymous board reads
     sweeper.init_app(app, runtime)
     job_worker.init_app(app, runtime)
@@ -65,9 +61,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     security.init_app(app, https=settings.https)
     templating.init_app(app)
     cli.init_app(app)
-    competitions_cli.init_app(app)
-    baselines_cli.init_app(app)
-    board_cli.init_app(app)
     app.register_blueprint(public.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(organizer.bp, url_prefix="/organizer")

@@ -16,8 +16,8 @@ from sqlalchemy import create_engine, pool
 from sqlalchemy.engine import make_url
 
 import leaderboard.models  # noqa: F401  (registers every table on Base.metadata)
-from leaderboard.config import Settings
-from leaderboard.db import Base, engine_url
+from leaderboard.platform import Settings
+from leaderboard.platform.db import Base, engine_url
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):

@@ -32,16 +32,16 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import object_session
 from sqlalchemy.pool import NullPool
 
-from leaderboard.board_watch import BoardWatch
-from leaderboard.config import Settings
-from leaderboard.db import Base
-from leaderboard.job_worker import JobWorker
+from leaderboard.accounts import OPERATOR
+from leaderboard.board import board_changed
 from leaderboard.models import Competition, Phase, User
-from leaderboard.runtime import Runtime, ServiceContext, build_runtime
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.job_runner import run_job
-from leaderboard.services.scoring_runs import score_submission
-from leaderboard.sweeper import Sweeper
+from leaderboard.operations import run_job
+from leaderboard.platform import Runtime, ServiceContext, Settings, build_runtime
+from leaderboard.platform.db import Base
+from leaderboard.submissions import score_submission
+from leaderboard.web.board_cache.watch import BoardWatch
+from leaderboard.workers.job_worker import JobWorker
+from leaderboard.workers.sweeper import Sweeper
 
 PG_ADMIN_URL = os.environ.get("TAILBOARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 DEFAULT_PASSWORD = "correct horse battery"
@@ -251,7 +251,7 @@ def runtime(request: pytest.FixtureRequest, settings: Settings) -> Iterator[Runt
     if "app" in request.fixturenames:
         yield request.getfixturevalue("app").extensions["tailboard"]
         return
-    built = build_runtime(settings, score=score_submission, run_job=run_job)
+    built = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job)
     yield built
     built.engine.dispose()
 
@@ -316,7 +316,7 @@ def make_predictions() -> Callable[..., bytes]:
 @pytest.fixture
 def make_user(ctx: ServiceContext) -> Callable[..., User]:
     """Return a factory of participant accounts (password DEFAULT_PASSWORD unless given)."""
-    from leaderboard.services import accounts
+    from leaderboard import accounts
 
     counter = itertools.count(1)
 
@@ -340,7 +340,7 @@ def make_organizer(make_user: Callable[..., User]) -> Callable[..., User]:
 @pytest.fixture
 def make_competition(ctx: ServiceContext) -> Callable[..., Competition]:
     """Return a factory of competitions (slugs comp-1, ...); without created_by, only the operator manages them."""
-    from leaderboard.services import competitions
+    from leaderboard.organizing import competitions
 
     counter = itertools.count(1)
 
@@ -361,7 +361,7 @@ def make_phase(ctx: ServiceContext, make_competition: Callable[..., Competition]
     ``make_phase(competition=None, *, status="open"|"upcoming"|"closed", private=False,
     labels=None, config=None, **create_phase_fields)``.
     """
-    from leaderboard.services import phases
+    from leaderboard.organizing import phases
 
     def make(competition: Competition | None = None, *, status: str = "open", private: bool = False,
              labels: bytes | None = None, config: dict[str, Any] | None = None, name: str = "Phase 1",
@@ -381,7 +381,7 @@ def make_phase(ctx: ServiceContext, make_competition: Callable[..., Competition]
 @pytest.fixture
 def make_token(ctx: ServiceContext) -> Callable[[User], str]:
     """Return a factory of API tokens: make_token(user) -> plaintext."""
-    from leaderboard.services import accounts
+    from leaderboard import accounts
 
     return lambda user: accounts.create_token(ctx, user=user)[1]
 

@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
-from leaderboard.db import Base
+from leaderboard.platform.db import Base
 
 N_ITEMS = 20
 
@@ -61,7 +61,7 @@ class Caller:
 
 def add_user(app: Flask, email: str, name: str, *, organizer: bool = False) -> Caller:
     """Register a user with the services and give it a token."""
-    from leaderboard.services import accounts
+    from leaderboard import accounts
 
     runtime = app.extensions["tailboard"]
     with runtime.sessions() as session:

@@ -8,8 +8,8 @@ import json
 import pytest
 from api_helpers import create_phase, make_labels, predictions
 
-from leaderboard.services import entries
-from leaderboard.services.access import OPERATOR
+from leaderboard.accounts import OPERATOR
+from leaderboard.entries import rules
 
 
 def send(client, caller, phase_id, content=None, **fields):
@@ -24,7 +24,7 @@ def set_entry_settings(app, phase_id, **changes):
     """Change a phase's entry settings as the operator."""
     runtime = app.extensions["tailboard"]
     with runtime.sessions() as session:
-        entries.update_entry_settings(runtime.context(session), phase_id=phase_id, actor=OPERATOR, **changes)
+        rules.update_entry_settings(runtime.context(session), phase_id=phase_id, actor=OPERATOR, **changes)
 
 
 def quota_used(client, caller, phase_id) -> int:

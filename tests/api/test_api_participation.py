@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
 from leaderboard import create_app
-from leaderboard.config import Settings
 from leaderboard.models import AuditEntry, Submission
+from leaderboard.platform import Settings
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from api_helpers import predictions, upload
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from leaderboard.services import scoring_runs
+from leaderboard.submissions import scoring_runs
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from api_helpers import create_phase, predictions
 
-from leaderboard.services import entries
-from leaderboard.services.access import OPERATOR
+from leaderboard.accounts import OPERATOR
+from leaderboard.entries import rules
 from tailboard_cli import main as cli
 from tailboard_cli.entries import UsageProblem, parse_meta
 
@@ -52,7 +52,7 @@ def set_entry_settings(app, phase_id: int, **changes: int) -> None:
     """Change a phase's entry settings as the operator."""
     runtime = app.extensions["tailboard"]
     with runtime.sessions() as session:
-        entries.update_entry_settings(runtime.context(session), phase_id=phase_id, actor=OPERATOR, **changes)
+        rules.update_entry_settings(runtime.context(session), phase_id=phase_id, actor=OPERATOR, **changes)
 
 
 def preds(tmp_path: Path, wrong: int = 0) -> str:

@@ -19,7 +19,7 @@ Measured here (1,200 items, 20 tested groups, 3 swapped uploads), defaults vs sw
 equality oracle 35 right/25 wrong vs 57/3; membership 20/15 vs 31/2; tiny files 0 claims
 vs 40/40; fresh accounts under the ladder 35/25 vs 57/3. The zero floor is not covered:
 28 of 34 true targets proved, 0 wrong, while an exact 0 always showed 0 and rows showed f1; the noise can
-show any grid point and rows show no f1 unless ranked (visibility.SENSITIVE_KEYS): no claim now.
+show any grid point and rows show no f1 unless ranked (policy.SENSITIVE_KEYS): no claim now.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from oracle_world import dev_set, packed, register
 from probing_world import Caller, Platform
 from realistic_world import CONFIG, Item, label_file, make_items
 
-from leaderboard.services import visibility
+from leaderboard.disclosure import policy
 
 Attacker = Callable[[], Caller]
 UPLOADS = 3  # swapped uploads after the reference: 20 tests each on this phase
@@ -56,7 +56,7 @@ def _phase(platform: Platform, items: list[Item], *, private: bool = False, **se
 
 def _defence_off(monkeypatch: pytest.MonkeyPatch, switch: str) -> None:
     """Turn one of visibility's defences off for this test."""
-    monkeypatch.setattr(visibility, switch, False)
+    monkeypatch.setattr(policy, switch, False)
 
 
 def _labels(decoded: Mapping[str, oracle_attacks.Status], items: list[Item]) -> tuple[int, int]:
@@ -212,7 +212,7 @@ def test_zero_floor_proves_no_label(platform: Platform, attacker: Attacker, real
 
 def test_zero_floor_reads_every_true_target_from_exact_rows(
         platform: Platform, attacker: Attacker, real_items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)  # rows exact, as before the grid
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)  # rows exact, as before the grid
     phase_id = _phase(platform, real_items)
     decoded = oracle_attacks.zero_floor(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
     targets = [group.items[u] for group in packed(real_items, size=UPLOADS) for u in range(UPLOADS)]

@@ -13,7 +13,7 @@ import attacks
 import pytest
 from probing_world import Caller, Item, Platform, csv_file
 
-from leaderboard.services import visibility
+from leaderboard.disclosure import policy
 
 TARGETS = 10
 Attacker = Callable[[], Caller]
@@ -33,7 +33,7 @@ def test_one_item_attack_recovers_nothing_under_the_ladder(platform: Platform, a
 
 def test_one_item_attack_recovers_every_label_under_exact_feedback_without_the_overall_bound(
         platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "OVERALL_BOUNDED", False)  # a one-item file then shows its exact overall
+    monkeypatch.setattr(policy, "OVERALL_BOUNDED", False)  # a one-item file then shows its exact overall
     phase_id = platform.phase(items)
     decoded = attacks.one_item(platform, attacker(), phase_id, items[:TARGETS])
     assert attacks.recovered(decoded, labels(items)) == len(decoded) == TARGETS
@@ -61,7 +61,7 @@ def test_per_category_attack_recovers_nothing_under_the_defaults(platform: Platf
 
 def test_per_category_attack_recovers_one_label_per_category_without_the_slice_rule(
         platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)  # slices exact, as before the grid
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)  # slices exact, as before the grid
     phase_id = platform.phase(items, min_slice_items=1)
     decoded = attacks.per_category(platform, attacker(), phase_id, items)
     assert attacks.recovered(decoded, labels(items)) == len(decoded) == 10
@@ -75,9 +75,9 @@ def test_ece_attack_recovers_nothing_under_the_defaults(platform: Platform, atta
 
 def test_ece_attack_recovers_five_labels_per_category_without_the_size_rules(
         platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "CURVE_MIN_ANSWERED", 0)  # the calibration rules off
-    monkeypatch.setattr(visibility, "CALIBRATION_DECIMALS", 4)
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)
+    monkeypatch.setattr(policy, "CURVE_MIN_ANSWERED", 0)  # the calibration rules off
+    monkeypatch.setattr(policy, "CALIBRATION_DECIMALS", 4)
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)
     phase_id = platform.phase(items, min_slice_items=1)
     decoded = attacks.ece(platform, attacker(), phase_id, items)
     assert attacks.recovered(decoded, labels(items)) == len(decoded) == 50 + 5  # categories, then overall
@@ -91,8 +91,8 @@ def test_ece_attack_past_the_size_rule_recovers_nothing_at_two_decimals(platform
 
 def test_ece_attack_past_the_size_rule_recovers_five_labels_at_four_decimals(
         platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "CALIBRATION_DECIMALS", 4)  # calibration figures as precise as the rest
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)
+    monkeypatch.setattr(policy, "CALIBRATION_DECIMALS", 4)  # calibration figures as precise as the rest
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)
     phase_id = platform.phase(items)
     decoded = attacks.ece_with_fillers(platform, attacker(), phase_id, items)
     assert attacks.recovered(decoded, labels(items)) == len(decoded) == 5
@@ -107,8 +107,8 @@ def test_split_membership_attack_recovers_nothing_under_the_defaults(platform: P
 
 def test_split_membership_attack_recovers_every_item_when_answered_counts_are_shown(
         platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "MEMBERSHIP_KEYS", frozenset())  # the membership rule off
-    monkeypatch.setattr(visibility, "OVERALL_BOUNDED", False)  # and a one-item file's overall shown
+    monkeypatch.setattr(policy, "MEMBERSHIP_KEYS", frozenset())  # the membership rule off
+    monkeypatch.setattr(policy, "OVERALL_BOUNDED", False)  # and a one-item file's overall shown
     phase_id = platform.phase(items, private=True)
     decoded = attacks.membership(platform, attacker(), phase_id, items[:TARGETS])
     assert attacks.recovered(decoded, {item.id: not item.private for item in items}) == len(decoded) == TARGETS
@@ -124,7 +124,7 @@ def test_pre_close_submission_recovers_no_private_label_after_close(platform: Pl
 
 def test_pre_close_submission_recovers_private_labels_without_the_slice_rule(
         platform: Platform, attacker: Attacker, items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)
     phase_id = platform.phase(items, private=True, min_slice_items=1)
     decoded = attacks.private_after_close(platform, attacker(), phase_id, items)
     private = {item.id: item.label for item in items if item.private}

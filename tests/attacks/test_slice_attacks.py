@@ -19,8 +19,8 @@ import slice_attacks
 from probing_world import Caller, Platform
 from realistic_world import CONFIG, Item, label_file, make_items
 
-from leaderboard.services import precision, visibility
-from leaderboard.services.precision import grid_for
+from leaderboard.disclosure import policy, precision
+from leaderboard.disclosure.precision import grid_for
 
 Attacker = Callable[[], Caller]
 UPLOADS = 2
@@ -79,7 +79,7 @@ def test_flip_per_category_recovers_nothing_under_the_defaults(platform: Platfor
 
 def test_flip_per_category_recovers_two_labels_per_row_and_upload_with_exact_slices(
         platform: Platform, attacker: Attacker, real_items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)
     phase_id = _phase(platform, real_items)
     decoded = slice_attacks.flip_per_category(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
     assert _score(decoded, real_items) == (2 * 20 * UPLOADS, 0)  # 20 rows, two items each per upload
@@ -96,7 +96,7 @@ def test_flip_per_category_tells_no_label_and_no_membership_while_the_private_sp
 
 def test_flip_per_category_tells_labels_and_membership_with_exact_slices_while_the_split_is_hidden(
         platform: Platform, attacker: Attacker, real_items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)
     phase_id = _phase(platform, real_items, private=True)
     decoded = slice_attacks.flip_per_category(platform, attacker(), phase_id, real_items, uploads=UPLOADS,
                                               statuses=(True, False, slice_attacks.PRIVATE))
@@ -113,7 +113,7 @@ def test_risk_coverage_blocks_recover_nothing_under_the_defaults(platform: Platf
 
 def test_risk_coverage_blocks_recover_a_label_per_block_with_exact_points(
         platform: Platform, attacker: Attacker, real_items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)
     phase_id = _phase(platform, real_items)
     decoded = slice_attacks.risk_coverage_blocks(platform, attacker(), phase_id, real_items,
                                                  precision=lambda items: slice_attacks.EXACT)
@@ -129,7 +129,7 @@ def test_pre_close_uploads_recover_no_private_label_after_close(platform: Platfo
 
 def test_pre_close_uploads_recover_private_labels_after_close_with_exact_slices(
         platform: Platform, attacker: Attacker, real_items: list[Item], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "SAMPLE_PRECISION", False)
+    monkeypatch.setattr(policy, "SAMPLE_PRECISION", False)
     phase_id = _phase(platform, real_items, private=True)
     decoded = slice_attacks.private_after_close(platform, attacker(), phase_id, real_items, uploads=UPLOADS)
     right, wrong = _score(decoded, real_items, only_private=True)

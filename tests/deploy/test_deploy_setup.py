@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.config import Settings
+from leaderboard.platform import Settings
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = PROJECT_ROOT / "deploy"

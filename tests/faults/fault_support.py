@@ -28,11 +28,11 @@ from alembic_support import alembic_config
 from ports import free_port, wait_for_port
 from sqlalchemy import func, select
 
-from leaderboard.config import Settings
+from leaderboard.accounts import OPERATOR
+from leaderboard.board import board_changed
 from leaderboard.models import QuotaUsage, Submission, User
-from leaderboard.runtime import Runtime, build_runtime
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.scoring_runs import score_submission
+from leaderboard.platform import Runtime, Settings, build_runtime
+from leaderboard.submissions import score_submission
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LABELS = b"".join(json.dumps({"id": f"q{i}", "label": i % 2 == 0, "category": "ab"[i % 2]}).encode() + b"\n"
@@ -56,15 +56,16 @@ class Instance:
 
     def runtime(self) -> Runtime:
         """Return a runtime on the instance's settings (close it with .engine.dispose())."""
-        return build_runtime(Settings.from_env(self.env), score=score_submission)
+        return build_runtime(Settings.from_env(self.env), score=score_submission, board_changed=board_changed)
 
 
 def make_instance(env: dict[str, str], *, participants: int) -> Instance:
     """Migrate the database of env, create an open phase without limits and participants with tokens."""
-    from leaderboard.services import accounts, competitions, phases
+    from leaderboard import accounts
+    from leaderboard.organizing import competitions, phases
 
     command.upgrade(alembic_config(env["DATABASE_URL"]), "head")
-    runtime = build_runtime(Settings.from_env(env), score=score_submission)
+    runtime = build_runtime(Settings.from_env(env), score=score_submission, board_changed=board_changed)
     try:
         with runtime.sessions() as session:
             ctx = runtime.context(session)
@@ -145,7 +146,7 @@ def celery_beat(env: dict[str, str], tmp_path: Path) -> Process:
 
 def queue_uploads(runtime: Runtime, instance: Instance, *, count: int) -> set[int]:
     """Accept count uploads of the instance's first participant in this process; return their ids."""
-    from leaderboard.services.submissions import accept_submission
+    from leaderboard.submissions import accept_submission
 
     with runtime.sessions() as session:
         ctx = runtime.context(session)

@@ -10,8 +10,8 @@ import os
 import time
 from typing import Any
 
-from leaderboard import tasks
-from leaderboard.services import scoring_runs
+from leaderboard.submissions import scoring_runs
+from leaderboard.workers import celery_app
 
 _evaluate = scoring_runs.evaluate
 
@@ -23,4 +23,4 @@ def _slow_evaluate(labels: Any, predictions: Any) -> Any:
 
 
 scoring_runs.evaluate = _slow_evaluate  # type: ignore[assignment]
-app = tasks.app
+app = celery_app.app

@@ -31,8 +31,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from leaderboard.models import Submission
-from leaderboard.runtime import Runtime
-from leaderboard.services.lifecycle import NOT_ACKNOWLEDGED
+from leaderboard.platform import Runtime
+from leaderboard.submissions.claims import NOT_ACKNOWLEDGED
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("faults"), pytest.mark.postgres]
 KILL_EVERY = 0.3

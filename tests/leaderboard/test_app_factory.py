@@ -30,8 +30,8 @@ def test_forwarded_for_names_the_client_behind_one_trusted_proxy(tmp_path: Path)
 def test_default_sqlite_database_works_with_a_given_secret_key(tmp_path: Path) -> None:
     from sqlalchemy import text
 
-    from leaderboard.config import Settings
-    from leaderboard.db import make_engine
+    from leaderboard.platform import Settings
+    from leaderboard.platform.db import make_engine
 
     settings = Settings.from_env({"SECRET_KEY": "k", "TAILBOARD_DATA_DIR": str(tmp_path / "new" / "data")})
     with make_engine(settings.database_url).connect() as connection:

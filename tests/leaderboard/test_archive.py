@@ -16,14 +16,14 @@ import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.pool import NullPool
 
-from leaderboard import create_app
-from leaderboard.db import Base
+from leaderboard import accounts, create_app
+from leaderboard.accounts import OPERATOR
 from leaderboard.models import AuditEntry, Competition, LabelVersion, Phase, Score, Submission
-from leaderboard.services import accounts, baselines, competitions, moderation, phases
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.archive_import import import_archive
-from leaderboard.services.errors import Conflict, InvalidInput
-from leaderboard.services.submissions import accept_submission, active_score
+from leaderboard.operations import import_archive, moderation
+from leaderboard.organizing import baselines, competitions, phases
+from leaderboard.platform import Conflict, InvalidInput
+from leaderboard.platform.db import Base
+from leaderboard.submissions import accept_submission, active_score
 
 pytestmark = pytest.mark.backends("sqlite")  # the source instance; the target is PostgreSQL
 

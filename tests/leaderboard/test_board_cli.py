@@ -6,9 +6,9 @@ import io
 
 from sqlalchemy import func, select
 
+from leaderboard.board import ranking
 from leaderboard.models import Board, BoardRow, ScoreCell
-from leaderboard.services import ranking
-from leaderboard.services.submissions import accept_submission
+from leaderboard.submissions import accept_submission
 
 
 def test_rebuild_recreates_the_rows_an_upgrade_lacks(app, runner, ctx, make_phase, make_user, make_predictions):

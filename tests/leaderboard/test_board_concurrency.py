@@ -14,11 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import select
 
+from leaderboard.board import BoardQuery, board_changed, ranking
 from leaderboard.models import Board, User
-from leaderboard.services import ranking
-from leaderboard.services.board_events import board_changed
-from leaderboard.services.ranking import BoardQuery
-from leaderboard.services.submissions import accept_submission
+from leaderboard.submissions import accept_submission
 
 WRITERS = 8
 

@@ -13,18 +13,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from leaderboard.db import utcnow
+from leaderboard.accounts import OPERATOR
+from leaderboard.board import BoardQuery, board_changed, board_csv, ranking, rebuild_from_scratch
 from leaderboard.models import Board, BoardRow, Phase, Score, ScoreCell, Submission, Team, TeamMember
-from leaderboard.services import phases, ranking
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.board_events import board_changed
-from leaderboard.services.board_export import board_csv
-from leaderboard.services.boards import rebuild_from_scratch
-from leaderboard.services.errors import Forbidden, InvalidInput
-from leaderboard.services.phase_settings import update_settings
-from leaderboard.services.ranking import BoardQuery
-from leaderboard.services.scoring_runs import score_submission
-from leaderboard.services.submissions import accept_submission
+from leaderboard.organizing import phases, update_settings
+from leaderboard.platform import Forbidden, InvalidInput
+from leaderboard.platform.db import utcnow
+from leaderboard.submissions import accept_submission, score_submission
 
 
 def upload(ctx, phase, user, content: bytes, **fields):

@@ -13,14 +13,13 @@ import io
 
 from sqlalchemy import update
 
+from leaderboard.accounts import OPERATOR
+from leaderboard.board import BoardQuery, board_csv, ranking
+from leaderboard.board.across_phases import across_phases
+from leaderboard.board.cells import read_path
 from leaderboard.models import Phase
-from leaderboard.services import phases, ranking
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.across_phases import across_phases
-from leaderboard.services.board_cells import read_path
-from leaderboard.services.board_export import board_csv
-from leaderboard.services.ranking import BoardQuery
-from leaderboard.services.submissions import accept_submission, active_score, visible_scores
+from leaderboard.organizing import phases
+from leaderboard.submissions import accept_submission, active_score, visible_scores
 
 VIEWS = [{"name": "Overall", "metric": "accuracy",
           "columns": ["answer_rate", "popularity.tail.accuracy", "breakdowns.category.science.accuracy"]},

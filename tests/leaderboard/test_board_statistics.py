@@ -17,10 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from leaderboard.services import ranking
-from leaderboard.services.board_stats import mcnemar_p, stat_ranks
-from leaderboard.services.ranking import BoardQuery
-from leaderboard.services.submissions import accept_submission
+from leaderboard.board import BoardQuery, ranking
+from leaderboard.board.stats import mcnemar_p, stat_ranks
+from leaderboard.submissions import accept_submission
 
 
 def exact_p(b: int, c: int) -> float:

@@ -22,11 +22,12 @@ from alembic import command
 from alembic_support import alembic_config
 from reachability import unreachable
 
-from leaderboard.config import Settings
+from leaderboard.accounts import OPERATOR
+from leaderboard.board import board_changed
 from leaderboard.models import Score, Submission
-from leaderboard.runtime import SCORE_TASK, CeleryDispatcher, Runtime, build_runtime
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.scoring_runs import score_submission
+from leaderboard.platform import Runtime, Settings, build_runtime
+from leaderboard.platform.runtime import SCORE_TASK, CeleryDispatcher
+from leaderboard.submissions import score_submission
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = "redis://127.0.0.1:6379/13"
@@ -75,7 +76,7 @@ def instance_env(empty_database_url: str, redis_url: str, tmp_path: Path) -> dic
 @pytest.fixture
 def web_runtime(instance_env: dict[str, str]) -> Iterator[Runtime]:
     """Return the runtime the web process would build from that environment."""
-    runtime = build_runtime(Settings.from_env(instance_env), score=score_submission)
+    runtime = build_runtime(Settings.from_env(instance_env), score=score_submission, board_changed=board_changed)
     yield runtime
     runtime.engine.dispose()
 
@@ -153,7 +154,8 @@ def broker_state() -> dict[str, int]:
 
 def queue_a_submission(runtime: Runtime) -> int:
     """Create a phase and accept one upload with the Celery dispatcher; return its id."""
-    from leaderboard.services import accounts, competitions, phases, submissions
+    from leaderboard import accounts, submissions
+    from leaderboard.organizing import competitions, phases
 
     with runtime.sessions() as session:
         ctx = runtime.context(session)
@@ -185,7 +187,7 @@ def test_a_submission_queued_while_no_worker_runs_is_scored_when_one_starts(
 
 
 def test_the_worker_acknowledges_late_and_requeues_on_a_lost_worker(monkeypatch: pytest.MonkeyPatch) -> None:
-    from leaderboard.tasks import celery_config, score_submission_task
+    from leaderboard.workers.celery_app import celery_config, score_submission_task
 
     monkeypatch.setenv("CELERY_BROKER_URL", REDIS_URL)  # the app reads its config on first use
     config = celery_config(Settings.from_env({"CELERY_BROKER_URL": REDIS_URL, "SECRET_KEY": "x"}))
@@ -197,7 +199,7 @@ def test_the_worker_acknowledges_late_and_requeues_on_a_lost_worker(monkeypatch:
 
 
 def test_the_worker_refuses_to_start_without_a_broker_url() -> None:
-    from leaderboard.tasks import celery_config
+    from leaderboard.workers.celery_app import celery_config
 
     with pytest.raises(RuntimeError, match="CELERY_BROKER_URL"):
         celery_config(Settings.from_env({"SECRET_KEY": "x"}))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from leaderboard.charts import result_charts, value_range
+from leaderboard.web.charts import result_charts, value_range
 
 
 def _result() -> dict:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from leaderboard.services.labelsets import config_to_json
+from leaderboard.phase_data import config_to_json
 from scoring.config import load_config
 
 CONFIGS: list[dict[str, Any]] = [

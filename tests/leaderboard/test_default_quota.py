@@ -17,14 +17,13 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from leaderboard import submissions
+from leaderboard.accounts import OPERATOR
+from leaderboard.demo import DEMO_DIR, install_demo
 from leaderboard.models import Competition, Phase
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import phase_imports, phases, submissions
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.archive_export import export_competition
-from leaderboard.services.archive_import import import_archive
-from leaderboard.services.demo_data import DEMO_DIR, install_demo
-from leaderboard.services.errors import InvalidInput, QuotaExceeded
+from leaderboard.operations import export_competition, import_archive
+from leaderboard.organizing import phase_imports, phases
+from leaderboard.platform import InvalidInput, QuotaExceeded, ServiceContext
 
 
 def cli(runner: Any, *args: str) -> tuple[int, list[str]]:

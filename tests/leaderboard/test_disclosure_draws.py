@@ -17,10 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard.services import visibility
-from leaderboard.services.board_cells import read_path
-from leaderboard.services.precision import GRIDS, Dither, draw_of_predictions, on_grid
-from leaderboard.services.visibility import visible_results
+from leaderboard.board.cells import read_path
+from leaderboard.disclosure import policy, visible_results
+from leaderboard.disclosure.precision import GRIDS, Dither, draw_of_predictions, on_grid
 from scoring.types import Predictions
 
 PAIRS = 600
@@ -78,7 +77,7 @@ def test_equal_counts_are_told_apart_from_unequal_ones_no_better_than_by_chance(
 
 def test_with_draws_from_the_exact_figures_equal_counts_always_show_equal_rows(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "FRESH_DRAWS", False)
+    monkeypatch.setattr(policy, "FRESH_DRAWS", False)
     assert _equal_rate(60, 60) == 1.0
     assert _equal_rate(60, 61) < 0.5
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from leaderboard import accounts
 from leaderboard.models import User
-from leaderboard.services import accounts
-from leaderboard.services.errors import InvalidInput
+from leaderboard.platform import InvalidInput
 
 ACCEPTED = ["person@lab.example.org", "Ada.Lovelace+tb@Example.COM"]
 REFUSED = ["user@h3.test", "root@localhost", "x@machine.local", "nobody@tailboard.invalid", "no-at-sign",

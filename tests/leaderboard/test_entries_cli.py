@@ -6,8 +6,8 @@ import json
 
 from sqlalchemy import select
 
+from leaderboard.entries import rules
 from leaderboard.models import AuditEntry, Baseline, Phase, Submission
-from leaderboard.services import entries
 
 
 def run(runner, *args: str):
@@ -65,10 +65,10 @@ def test_phases_set_changes_the_entry_settings(runner, ctx, make_phase):
     assert code == 0, lines
     assert "max_methods 2, final_selections 1" in lines[-2] and lines[-1] == str(phase.id)
     ctx.session.expire_all()
-    assert (entries.max_methods(phase), entries.final_selections(phase)) == (2, 1)
+    assert (rules.max_methods(phase), rules.final_selections(phase)) == (2, 1)
     code, lines = run(runner, "phases", "set", str(phase.id), "--final-selections", "default")
     ctx.session.expire_all()
-    assert code == 0 and entries.final_selections(phase) is None
+    assert code == 0 and rules.final_selections(phase) is None
     code, lines = run(runner, "phases", "set", str(phase.id), "--max-methods", "0")
     assert code != 0
 
@@ -83,4 +83,4 @@ def test_phases_create_takes_the_entry_settings(runner, ctx, make_competition, l
                       "--config", str(config), "--max-methods", "4", "--final-selections", "2")
     assert code == 0, lines
     phase = ctx.session.get(Phase, int(lines[-1]))
-    assert (entries.max_methods(phase), entries.final_selections(phase)) == (4, 2)
+    assert (rules.max_methods(phase), rules.final_selections(phase)) == (4, 2)

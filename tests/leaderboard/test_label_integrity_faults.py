@@ -12,10 +12,10 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from leaderboard.entries import quota
 from leaderboard.models import Job, Phase, Score, Submission
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import quota, recovery, scoring_runs
-from leaderboard.services.submissions import accept_submission, active_score
+from leaderboard.platform import ServiceContext
+from leaderboard.submissions import accept_submission, active_score, recovery, scoring_runs
 
 
 def _corrupt(ctx: ServiceContext, phase: Phase) -> bytes:

@@ -18,17 +18,25 @@ import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.pool import NullPool
 
-from leaderboard.config import LEGACY_LABELS_DIR, Settings
-from leaderboard.db import Base
+from leaderboard import accounts
+from leaderboard.accounts import OPERATOR
+from leaderboard.board import board_changed
+from leaderboard.entries import quota
 from leaderboard.models import Phase, Score, Submission
-from leaderboard.runtime import Runtime, ServiceContext, build_runtime
-from leaderboard.services import accounts, competitions, phases, quota, scoring_runs
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import LabelIntegrityError, ScoringUnavailable
-from leaderboard.services.job_runner import run_job
-from leaderboard.services.labelsets import load_phase_labels
-from leaderboard.services.scoring_runs import score_submission
-from leaderboard.services.submissions import accept_submission, active_score
+from leaderboard.operations import run_job
+from leaderboard.organizing import competitions, phases
+from leaderboard.phase_data import load_phase_labels
+from leaderboard.platform import (
+    LabelIntegrityError,
+    Runtime,
+    ScoringUnavailable,
+    ServiceContext,
+    Settings,
+    build_runtime,
+)
+from leaderboard.platform.config import LEGACY_LABELS_DIR
+from leaderboard.platform.db import Base
+from leaderboard.submissions import accept_submission, active_score, score_submission, scoring_runs
 
 
 def labels_of(prefix: str, truths: list[bool]) -> bytes:
@@ -54,7 +62,7 @@ def instances(tmp_path: Path) -> Iterator[Callable[..., Runtime]]:
         engine = create_engine(settings.database_url, poolclass=NullPool)
         Base.metadata.create_all(engine)
         engine.dispose()
-        runtime = build_runtime(settings, score=score_submission, run_job=run_job)
+        runtime = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job)
         started.append(runtime)
         return runtime
 

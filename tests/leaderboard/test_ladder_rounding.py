@@ -5,7 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard.services.probing import LadderDecision, default_step, ladder_view, rounded_to_step
+from leaderboard.disclosure import LadderDecision, rounded_to_step
+from leaderboard.disclosure.ladder import ladder_view
+from leaderboard.disclosure.probing import default_step
 
 STEP = default_step(1838)  # 0.023325...: the multiple of it nearest 1.0 is 43 steps = 1.00298
 

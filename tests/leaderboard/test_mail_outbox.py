@@ -16,14 +16,13 @@ from ports import free_port
 from smtp_server import MailServer, self_signed
 from sqlalchemy import func, select
 
-from leaderboard.config import Settings
-from leaderboard.db import utcnow
-from leaderboard.mail_sender import MailSender
 from leaderboard.models import MailOutbox
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import outbox
-from leaderboard.smtp import SmtpTransport, parse_smtp_url
-from leaderboard.tasks import _beat_schedule
+from leaderboard.notify import outbox
+from leaderboard.platform import ServiceContext, Settings
+from leaderboard.platform.db import utcnow
+from leaderboard.platform.smtp import SmtpTransport, parse_smtp_url
+from leaderboard.workers.celery_app import _beat_schedule
+from leaderboard.workers.mail_sender import MailSender
 
 SENDER = "tailboard@example.org"
 
@@ -142,10 +141,12 @@ def test_queued_mail_survives_a_restart_and_the_sender_thread_delivers_it(settin
                                                                          mail_server: MailServer) -> None:
     with runtime.sessions() as session:
         queue(runtime.context(session), to="restart@example.org")
-    from leaderboard.runtime import build_runtime
-    from leaderboard.services.scoring_runs import score_submission
+    from leaderboard.board import board_changed
+    from leaderboard.platform import build_runtime
+    from leaderboard.submissions import score_submission
 
-    fresh = build_runtime(settings, score=score_submission)  # another process, after a restart
+    # another process, after a restart
+    fresh = build_runtime(settings, score=score_submission, board_changed=board_changed)
     sender = MailSender(fresh)
     sender.start()
     try:

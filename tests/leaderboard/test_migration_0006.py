@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic_support import alembic_config
 
-from leaderboard.db import make_engine
+from leaderboard.platform.db import make_engine
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic_support import alembic_config
 
-from leaderboard.db import make_engine
+from leaderboard.platform.db import make_engine
 
 RESULTS = {"n_items": 8, "overall": {"accuracy": 0.5, "n": 8},
            "popularity": {"head": {"accuracy": 0.75}, "tail": {"accuracy": 0.25}}}

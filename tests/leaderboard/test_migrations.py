@@ -20,7 +20,7 @@ from alembic.script import ScriptDirectory
 from alembic_support import alembic_config
 
 import leaderboard.models  # noqa: F401  (registers every table)
-from leaderboard.db import Base, make_engine
+from leaderboard.platform.db import Base, make_engine
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MODEL_TABLES = set(Base.metadata.tables)

@@ -8,9 +8,10 @@ import pytest
 from shared_data import released
 from sqlalchemy import func, select
 
+from leaderboard import accounts
+from leaderboard.accounts import access
+from leaderboard.demo import ORGANIZER_EMAIL, PASSWORD, SLUG
 from leaderboard.models import ApiToken, Competition, Phase, Submission, User
-from leaderboard.services import access, accounts
-from leaderboard.services.demo_data import ORGANIZER_EMAIL, PASSWORD, SLUG
 
 
 def run(runner, *args: str):
@@ -171,7 +172,7 @@ def test_phases_create_from_an_importers_outdir(runner, ctx, tmp_path):
 
 
 def test_requeue_dispatches_unfinished_submissions(runner, ctx, make_phase, make_user, make_predictions):
-    from leaderboard.services.submissions import store_file
+    from leaderboard.submissions import store_file
 
     phase, user = make_phase(), make_user()
     stored = store_file(ctx, phase_id=phase.id, data=make_predictions())

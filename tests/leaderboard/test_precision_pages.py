@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from leaderboard.services.submissions import accept_submission
+from leaderboard.submissions import accept_submission
 
 SENTENCE = "Figures marked ± are coarse: shown to the precision their sample supports"
 

@@ -8,17 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.services import access, phase_settings, phases, ranking
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import Forbidden, InvalidInput
-from leaderboard.services.probing import (
-    default_step,
-    ladder_walk,
-    probing_settings,
-    rounded_to_step,
-    update_probing_settings,
-)
-from leaderboard.services.submissions import accept_submission, visible_scores
+from leaderboard.accounts import OPERATOR, access
+from leaderboard.board import ranking
+from leaderboard.disclosure import ladder_walk, probing_settings, rounded_to_step, update_probing_settings
+from leaderboard.disclosure.probing import default_step
+from leaderboard.organizing import phase_settings, phases
+from leaderboard.platform import Forbidden, InvalidInput
+from leaderboard.submissions import accept_submission, visible_scores
 
 
 def run(runner, *args: str):
@@ -99,7 +95,7 @@ def test_raised_min_answered_refuses_the_next_upload_without_rescoring(ctx, make
     phase, user = make_phase(), make_user()
     accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv", stream=make_predictions(abstain={"q1"}))
     update_probing_settings(ctx, phase_id=phase.id, actor=OPERATOR, min_answered=8)
-    from leaderboard.services.errors import SubmissionInvalid
+    from leaderboard.platform import SubmissionInvalid
 
     with pytest.raises(SubmissionInvalid):
         accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv",

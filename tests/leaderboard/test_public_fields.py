@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.services import phase_files, phases
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import InvalidInput
-from leaderboard.services.phase_files import derive_questions, public_fields
-from leaderboard.services.phase_imports import import_phase, run_importer
+from leaderboard.accounts import OPERATOR
+from leaderboard.organizing import phases, run_importer
+from leaderboard.organizing.phase_imports import import_phase
+from leaderboard.phase_data import derive_questions, phase_files
+from leaderboard.phase_data.phase_files import public_fields
+from leaderboard.platform import InvalidInput
 from scoring.config import load_config
 from scoring.importers.common import question_fields
 from scoring.public_fields import ALWAYS_PUBLIC
@@ -160,7 +161,7 @@ def test_the_web_form_and_the_import_preview_show_the_fields(client, login, csrf
 
 
 def test_a_stored_phase_config_keeps_the_fields_marked_public() -> None:
-    from leaderboard.services.labelsets import config_to_json
+    from leaderboard.phase_data import config_to_json
 
     config = load_config({"task_type": "binary", "public_fields": ["rationale"]})
     stored = config_to_json(config)

@@ -7,20 +7,20 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from leaderboard.db import utcnow
+from leaderboard.accounts import OPERATOR, access, users
 from leaderboard.models import ApiToken, User
-from leaderboard.services import access, accounts, competitions
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import Conflict, InvalidInput, NotFound, Unauthorized
+from leaderboard.organizing import competitions
+from leaderboard.platform import Conflict, InvalidInput, NotFound, Unauthorized
+from leaderboard.platform.db import utcnow
 
 
 def test_register_hashes_the_password_and_authenticates(ctx):
-    user = accounts.register_user(ctx, email=" Ada@Example.ORG ", password="analytical engine", display_name="Ada")
+    user = users.register_user(ctx, email=" Ada@Example.ORG ", password="analytical engine", display_name="Ada")
     assert user.email == "ada@example.org" and user.password_hash != "analytical engine"
-    assert accounts.authenticate(ctx, email="ADA@example.org", password="analytical engine").id == user.id
+    assert users.authenticate(ctx, email="ADA@example.org", password="analytical engine").id == user.id
     for email, password in (("ada@example.org", "wrong password"), ("bob@example.org", "analytical engine")):
         with pytest.raises(Unauthorized):
-            accounts.authenticate(ctx, email=email, password=password)
+            users.authenticate(ctx, email=email, password=password)
 
 
 @pytest.mark.parametrize(("email", "password", "name"), [
@@ -31,59 +31,59 @@ def test_register_hashes_the_password_and_authenticates(ctx):
 ])
 def test_register_refuses_bad_input(ctx, email, password, name):
     with pytest.raises(InvalidInput):
-        accounts.register_user(ctx, email=email, password=password, display_name=name)
+        users.register_user(ctx, email=email, password=password, display_name=name)
 
 
 def test_emails_and_display_names_are_unique(ctx):
-    accounts.register_user(ctx, email="a@example.org", password="long enough", display_name="Ada")
+    users.register_user(ctx, email="a@example.org", password="long enough", display_name="Ada")
     with pytest.raises(Conflict):
-        accounts.register_user(ctx, email="A@example.org", password="long enough", display_name="Other")
+        users.register_user(ctx, email="A@example.org", password="long enough", display_name="Other")
     with pytest.raises(Conflict):
-        accounts.register_user(ctx, email="b@example.org", password="long enough", display_name="ada")
+        users.register_user(ctx, email="b@example.org", password="long enough", display_name="ada")
 
 
 def test_display_name_defaults_to_a_free_name_from_the_email(ctx):
-    first = accounts.register_user(ctx, email="sam@one.example.org", password="long enough")
-    second = accounts.register_user(ctx, email="sam@two.example.org", password="long enough")
+    first = users.register_user(ctx, email="sam@one.example.org", password="long enough")
+    second = users.register_user(ctx, email="sam@two.example.org", password="long enough")
     assert (first.display_name, second.display_name) == ("sam", "sam-2")
 
 
 def test_tokens_are_stored_hashed_shown_once_and_revocable(ctx, make_user):
     user = make_user()
-    token, plaintext = accounts.create_token(ctx, user=user, name="laptop")
+    token, plaintext = users.create_token(ctx, user=user, name="laptop")
     assert plaintext.startswith("tb_") and len(plaintext) > 40
     stored = ctx.session.scalar(select(ApiToken))
-    assert stored.token_hash == accounts.hash_token(plaintext) and plaintext not in (stored.token_hash, stored.prefix)
-    assert accounts.user_for_token(ctx, plaintext).id == user.id
-    assert accounts.user_for_token(ctx, plaintext[:-1] + "x") is None
-    assert accounts.user_for_token(ctx, "") is None
-    assert [t.id for t in accounts.list_tokens(ctx, user=user)] == [token.id]
+    assert stored.token_hash == users.hash_token(plaintext) and plaintext not in (stored.token_hash, stored.prefix)
+    assert users.user_for_token(ctx, plaintext).id == user.id
+    assert users.user_for_token(ctx, plaintext[:-1] + "x") is None
+    assert users.user_for_token(ctx, "") is None
+    assert [t.id for t in users.list_tokens(ctx, user=user)] == [token.id]
     with pytest.raises(NotFound):
-        accounts.revoke_token(ctx, user=make_user(), token_id=token.id)
-    accounts.revoke_token(ctx, user=user, token_id=token.id)
-    assert accounts.user_for_token(ctx, plaintext) is None
-    assert accounts.list_tokens(ctx, user=user) == []
+        users.revoke_token(ctx, user=make_user(), token_id=token.id)
+    users.revoke_token(ctx, user=user, token_id=token.id)
+    assert users.user_for_token(ctx, plaintext) is None
+    assert users.list_tokens(ctx, user=user) == []
 
 
 def test_token_use_is_noted_at_most_once_a_minute(ctx, make_user):
-    token, plaintext = accounts.create_token(ctx, user=make_user())
-    accounts.user_for_token(ctx, plaintext)
+    token, plaintext = users.create_token(ctx, user=make_user())
+    users.user_for_token(ctx, plaintext)
     first = token.last_used_at
     assert first is not None
-    accounts.user_for_token(ctx, plaintext)
+    users.user_for_token(ctx, plaintext)
     assert token.last_used_at == first
     token.last_used_at = utcnow() - timedelta(minutes=2)
     ctx.session.commit()
-    accounts.user_for_token(ctx, plaintext)
+    users.user_for_token(ctx, plaintext)
     assert token.last_used_at > first
 
 
 def test_system_user_cannot_log_in_and_is_created_once(ctx):
-    system = accounts.system_user(ctx)
-    assert accounts.system_user(ctx).id == system.id
+    system = users.system_user(ctx)
+    assert users.system_user(ctx).id == system.id
     assert not system.is_organizer
     with pytest.raises(Unauthorized):
-        accounts.authenticate(ctx, email=system.email, password="!")
+        users.authenticate(ctx, email=system.email, password="!")
     assert ctx.session.scalar(select(User).where(User.email == system.email)).password_hash == "!"
 
 

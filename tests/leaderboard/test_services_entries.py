@@ -7,11 +7,11 @@ import io
 import pytest
 from sqlalchemy import func, select
 
+from leaderboard.accounts import OPERATOR
+from leaderboard.entries import quota, rules
 from leaderboard.models import QuotaUsage, Submission
-from leaderboard.services import entries, quota
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import Conflict, InvalidInput
-from leaderboard.services.submissions import accept_submission
+from leaderboard.platform import Conflict, InvalidInput
+from leaderboard.submissions import accept_submission, acknowledge
 
 
 def upload(ctx, phase, user, data, *, method=None, metadata=None):
@@ -30,13 +30,13 @@ def entry_key(submission: Submission) -> tuple[str, str]:
 @pytest.mark.parametrize(("given", "kept"), [(None, "default"), ("", "default"), ("  ", "default"),
                                              (" few-shot CoT ", "few-shot CoT"), ("x" * 80, "x" * 80)])
 def test_a_method_name_is_trimmed_and_defaults_to_default(given, kept):
-    assert entries.check_method(given) == kept
+    assert rules.check_method(given) == kept
 
 
 @pytest.mark.parametrize("bad", ["x" * 81, "tab\there", "new\nline"])
 def test_a_method_name_over_80_characters_or_with_control_characters_is_refused_naming_method(bad):
     with pytest.raises(InvalidInput) as caught:
-        entries.check_method(bad)
+        rules.check_method(bad)
     assert "method" in caught.value.message and caught.value.details[0]["field"] == "method"
 
 
@@ -45,19 +45,19 @@ def test_a_method_name_over_80_characters_or_with_control_characters_is_refused_
 def test_metadata_with_every_key_is_kept_in_the_spec_order():
     given = {"notes": "n", "url": "https://example.org/paper", "prompting": "few-shot", "uses_knowledge_graph": True,
              "uses_retrieval": False, "open_weights": True, "parameters_b": 7.5, "model": " Llama-3 "}
-    checked = entries.check_metadata(given)
-    assert list(checked) == list(entries.METADATA_KEYS)
+    checked = rules.check_metadata(given)
+    assert list(checked) == list(rules.METADATA_KEYS)
     assert checked["model"] == "Llama-3" and checked["parameters_b"] == 7.5
 
 
 @pytest.mark.parametrize("empty", [None, {}, {"model": ""}, {"notes": None}])
 def test_empty_metadata_is_none(empty):
-    assert entries.check_metadata(empty) is None
+    assert rules.check_metadata(empty) is None
 
 
 def test_an_unknown_metadata_key_is_refused_naming_it():
     with pytest.raises(InvalidInput) as caught:
-        entries.check_metadata({"model": "m", "gpu_hours": 3})
+        rules.check_metadata({"model": "m", "gpu_hours": 3})
     assert "gpu_hours" in caught.value.message
     assert caught.value.details == [{"field": "metadata.gpu_hours", "message": caught.value.details[0]["message"]}]
 
@@ -70,33 +70,33 @@ def test_an_unknown_metadata_key_is_refused_naming_it():
 ])
 def test_a_wrong_metadata_value_is_refused_naming_its_key(key, value):
     with pytest.raises(InvalidInput) as caught:
-        entries.check_metadata({key: value})
+        rules.check_metadata({key: value})
     assert key in caught.value.message and caught.value.details[0]["field"] == f"metadata.{key}"
 
 
 def test_metadata_that_is_not_an_object_is_refused():
     for text in ("[1, 2]", '"model"', "{broken"):
         with pytest.raises(InvalidInput) as caught:
-            entries.metadata_from_json(text)
+            rules.metadata_from_json(text)
         assert "metadata" in caught.value.message
 
 
 def test_metadata_from_text_fields_is_read_by_each_keys_type():
     fields = {"model": "Mistral 7B", "parameters_b": "7", "open_weights": "yes", "uses_retrieval": "no",
               "uses_knowledge_graph": "", "prompting": "zero-shot", "url": "", "notes": ""}
-    assert entries.metadata_from_fields(fields) == {"model": "Mistral 7B", "parameters_b": 7, "open_weights": True,
+    assert rules.metadata_from_fields(fields) == {"model": "Mistral 7B", "parameters_b": 7, "open_weights": True,
                                                     "uses_retrieval": False, "prompting": "zero-shot"}
 
 
 def test_metadata_from_pairs_names_a_bad_pair_and_an_unknown_key():
-    assert entries.metadata_from_pairs(["parameters_b=0.5", "open_weights=false"]) == {
+    assert rules.metadata_from_pairs(["parameters_b=0.5", "open_weights=false"]) == {
         "parameters_b": 0.5, "open_weights": False}
     with pytest.raises(InvalidInput, match="flops"):
-        entries.metadata_from_pairs(["flops=3"])
+        rules.metadata_from_pairs(["flops=3"])
     with pytest.raises(InvalidInput, match="not key=value"):
-        entries.metadata_from_pairs(["open_weights"])
+        rules.metadata_from_pairs(["open_weights"])
     with pytest.raises(InvalidInput, match="parameters_b"):
-        entries.metadata_from_pairs(["parameters_b=seven"])
+        rules.metadata_from_pairs(["parameters_b=seven"])
 
 
 # --- uploads and the cap --------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def test_two_methods_of_one_participant_are_two_entries(ctx, make_phase, make_us
     subs = [upload(ctx, phase, alice, make_predictions(wrong=n), method=m)
             for n, m in enumerate(["zero-shot", "few-shot", "zero-shot"])]
     assert len({entry_key(s) for s in subs}) == 2
-    assert entries.entry_methods(ctx, phase_id=phase.id, user_id=alice.id, team_id=None) == ["zero-shot", "few-shot"]
+    assert rules.entry_methods(ctx, phase_id=phase.id, user_id=alice.id, team_id=None) == ["zero-shot", "few-shot"]
 
 
 def test_a_new_method_past_max_methods_is_refused_before_anything_is_stored_or_charged(
@@ -133,7 +133,7 @@ def test_a_new_method_past_max_methods_is_refused_before_anything_is_stored_or_c
 
 
 def test_a_rejected_file_does_not_use_up_a_method(ctx, make_phase, make_user, make_predictions):
-    from leaderboard.services.errors import SubmissionInvalid
+    from leaderboard.platform import SubmissionInvalid
 
     phase, alice = make_phase(config={"task_type": "binary", "max_methods": 1}), make_user()
     with pytest.raises(SubmissionInvalid):
@@ -143,7 +143,6 @@ def test_a_rejected_file_does_not_use_up_a_method(ctx, make_phase, make_user, ma
 
 def test_the_cap_counts_again_when_the_quota_is_charged(ctx, runtime, make_phase, make_user, make_predictions):
     # Another upload with a second method was acknowledged between the early check and the charge.
-    from leaderboard.services import lifecycle
 
     phase, alice = make_phase(config={"task_type": "binary", "max_methods": 1}), make_user()
     upload(ctx, phase, alice, make_predictions(), method="first")
@@ -152,7 +151,7 @@ def test_the_cap_counts_again_when_the_quota_is_charged(ctx, runtime, make_phase
     ctx.session.add(late)
     ctx.session.commit()
     with pytest.raises(Conflict, match="at most 1 method per participant"):
-        lifecycle.acknowledge_upload(ctx, submission=late, phase=phase, data=make_predictions(), fresh=True)
+        acknowledge.acknowledge_upload(ctx, submission=late, phase=phase, data=make_predictions(), fresh=True)
     ctx.session.expire_all()
     assert ctx.session.get(Submission, late.id) is None
     assert ctx.session.scalar(select(func.sum(QuotaUsage.used)).where(QuotaUsage.day == "total")) == 1
@@ -162,26 +161,26 @@ def test_the_cap_counts_again_when_the_quota_is_charged(ctx, runtime, make_phase
 
 def test_max_methods_and_final_selections_default_to_3_and_none(ctx, make_phase):
     phase = make_phase()
-    assert (entries.max_methods(phase), entries.final_selections(phase)) == (3, None)
+    assert (rules.max_methods(phase), rules.final_selections(phase)) == (3, None)
 
 
 def test_entry_settings_are_edited_like_the_probing_settings(ctx, make_phase):
     phase = make_phase()
-    phase = entries.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, max_methods=2, final_selections=1)
-    assert (entries.max_methods(phase), entries.final_selections(phase)) == (2, 1)
-    phase = entries.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, final_selections=None)
-    assert (entries.max_methods(phase), entries.final_selections(phase)) == (2, None)
+    phase = rules.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, max_methods=2, final_selections=1)
+    assert (rules.max_methods(phase), rules.final_selections(phase)) == (2, 1)
+    phase = rules.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, final_selections=None)
+    assert (rules.max_methods(phase), rules.final_selections(phase)) == (2, None)
     for bad in ({"max_methods": 0}, {"final_selections": 0}, {"max_methods": 1.5}, {"views": []}):
         with pytest.raises(InvalidInput):
-            entries.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, **bad)
+            rules.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, **bad)
 
 
 def test_participants_cannot_edit_entry_settings(ctx, make_phase, make_user):
-    from leaderboard.services.errors import Forbidden
+    from leaderboard.platform import Forbidden
 
     phase = make_phase()
     with pytest.raises(Forbidden):
-        entries.update_entry_settings(ctx, phase_id=phase.id, actor=make_user(), max_methods=9)
+        rules.update_entry_settings(ctx, phase_id=phase.id, actor=make_user(), max_methods=9)
 
 
 def test_a_change_of_entry_settings_is_audited_and_an_unchanged_save_is_not(ctx, make_phase):
@@ -189,9 +188,9 @@ def test_a_change_of_entry_settings_is_audited_and_an_unchanged_save_is_not(ctx,
 
     phase = make_phase()
     before = ctx.session.scalar(select(func.count()).select_from(AuditEntry))
-    entries.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, max_methods=3)
+    rules.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, max_methods=3)
     assert ctx.session.scalar(select(func.count()).select_from(AuditEntry)) == before
-    entries.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, final_selections=2)
+    rules.update_entry_settings(ctx, phase_id=phase.id, actor=OPERATOR, final_selections=2)
     summaries = ctx.session.scalars(select(AuditEntry.summary).order_by(AuditEntry.id.desc())).all()
     assert summaries[0] == "entry settings: max_methods 3, final_selections 2"
 
@@ -199,7 +198,8 @@ def test_a_change_of_entry_settings_is_audited_and_an_unchanged_save_is_not(ctx,
 # --- on the board (the Ranking service ranks entries by this key) ----------------------------------------
 
 def test_two_methods_are_two_rows_and_a_teams_members_one_team(ctx, make_phase, make_user, make_predictions):
-    from leaderboard.services import ranking, teams
+    from leaderboard.board import ranking
+    from leaderboard.entries import teams
 
     phase = make_phase()
     alice, bob, carol = make_user(display_name="Alice"), make_user(display_name="Bob"), make_user(display_name="Cy")

@@ -8,13 +8,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from leaderboard.db import utcnow
+from leaderboard.accounts import OPERATOR
 from leaderboard.models import Job, LabelVersion, Score, Submission
-from leaderboard.services import job_runner, jobs, phases, rescoring
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import NotFound
-from leaderboard.services.job_runner import run_job
-from leaderboard.services.submissions import accept_submission, active_score
+from leaderboard.operations import job_runner, jobs, rescoring, run_job
+from leaderboard.organizing import phases
+from leaderboard.platform import NotFound
+from leaderboard.platform.db import utcnow
+from leaderboard.submissions import accept_submission, active_score
 
 
 def uploads(ctx, phase, user, make_predictions, count: int) -> list[int]:

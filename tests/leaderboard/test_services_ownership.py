@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from leaderboard import submissions
+from leaderboard.accounts import OPERATOR, access, can_manage
 from leaderboard.models import Submission
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import access, baselines, competitions, phases, submissions
-from leaderboard.services.access import OPERATOR, can_manage
-from leaderboard.services.errors import Forbidden, NotFound
-from leaderboard.services.phase_imports import import_phase
+from leaderboard.organizing import baselines, competitions, phases
+from leaderboard.organizing.phase_imports import import_phase
+from leaderboard.platform import Forbidden, NotFound, ServiceContext
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from leaderboard import submissions
+from leaderboard.accounts import OPERATOR, audit, participation
+from leaderboard.entries import quota, teams
 from leaderboard.models import Competition, Participation, QuotaUsage, Submission, User
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import audit, competitions, participation, quota, submissions, teams
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import Conflict, Forbidden, NotFound
+from leaderboard.organizing import competitions
+from leaderboard.platform import Conflict, Forbidden, NotFound, ServiceContext
 
 
 @pytest.fixture

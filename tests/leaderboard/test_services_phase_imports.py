@@ -8,10 +8,10 @@ import pytest
 from shared_data import released
 from sqlalchemy import select
 
+from leaderboard.accounts import OPERATOR
 from leaderboard.models import Phase
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import InvalidInput, NotFound
-from leaderboard.services.phase_imports import import_phase
+from leaderboard.organizing.phase_imports import import_phase
+from leaderboard.platform import InvalidInput, NotFound
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 

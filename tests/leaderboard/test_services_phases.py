@@ -12,13 +12,13 @@ import pytest
 from sqlalchemy import select
 
 import scoring
-from leaderboard.db import utcnow
+from leaderboard.accounts import OPERATOR, access
 from leaderboard.models import Baseline, Phase, Submission
-from leaderboard.services import access, phase_files, phases
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import Conflict, InvalidInput, NotFound
-from leaderboard.services.labelsets import load_phase_labels
-from leaderboard.services.submissions import active_score
+from leaderboard.organizing import phases
+from leaderboard.phase_data import load_phase_labels, phase_files
+from leaderboard.platform import Conflict, InvalidInput, NotFound
+from leaderboard.platform.db import utcnow
+from leaderboard.submissions import active_score
 
 NOW = datetime(2025, 3, 1, 12, 0)
 

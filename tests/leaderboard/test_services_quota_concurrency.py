@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import func, select
 
+from leaderboard.entries import teams
 from leaderboard.models import QuotaUsage, Submission, User
-from leaderboard.services import teams
-from leaderboard.services.errors import Conflict, QuotaExceeded
-from leaderboard.services.submissions import accept_submission
+from leaderboard.platform import Conflict, QuotaExceeded
+from leaderboard.submissions import accept_submission
 
 UPLOADS = 12
 LIMIT = 5

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from leaderboard.services import phases
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.submissions import accept_submission, active_score
-from leaderboard.services.visibility import round_floats, visible_results
+from leaderboard.accounts import OPERATOR
+from leaderboard.disclosure import round_floats, visible_results
+from leaderboard.organizing import phases
+from leaderboard.submissions import accept_submission, active_score
 
 
 def upload(ctx, phase, user, content: bytes):

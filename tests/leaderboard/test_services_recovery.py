@@ -10,11 +10,12 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
-from leaderboard.db import utcnow
+from leaderboard.entries import quota
 from leaderboard.models import QuotaUsage, Score, Submission
-from leaderboard.runtime import InlineDispatcher
-from leaderboard.services import lifecycle, quota, recovery, scoring_runs
-from leaderboard.services.submissions import accept_submission, store_file
+from leaderboard.platform import sessions
+from leaderboard.platform.db import utcnow
+from leaderboard.platform.runtime import InlineDispatcher
+from leaderboard.submissions import accept_submission, claims, recovery, scoring_runs, store_file
 
 
 def upload(ctx, phase, user, content: bytes, **kwargs):
@@ -70,7 +71,7 @@ def test_an_unacknowledged_upload_is_never_charged_and_settled_only_once_old(ctx
     assert fresh(ctx, row.id).status == "received"  # its request may still be validating it
     recovery.sweep(ctx, now=utcnow() + timedelta(seconds=ctx.settings.stale_seconds + 1))
     settled = fresh(ctx, row.id)
-    assert (settled.status, settled.failure_detail, settled.quota_day) == ("failed", lifecycle.NOT_ACKNOWLEDGED, None)
+    assert (settled.status, settled.failure_detail, settled.quota_day) == ("failed", claims.NOT_ACKNOWLEDGED, None)
     assert "not charged" in settled.validation_errors["errors"][0]["message"]
     assert charged(ctx, phase, user) == 0
     assert ctx.session.scalars(select(Score).where(Score.submission_id == row.id)).all() == []
@@ -127,7 +128,7 @@ def test_a_commit_that_did_not_happen_charges_nothing_and_answers_an_error(
         real_commit(self)
 
     monkeypatch.setattr(session_type, "commit", lose_the_acknowledgement)
-    monkeypatch.setattr(lifecycle, "QUICK_RETRY_DELAYS", (0, 0))
+    monkeypatch.setattr(sessions, "QUICK_RETRY_DELAYS", (0, 0))
     with pytest.raises(OperationalError):
         upload(ctx, phase, user, make_predictions())
     monkeypatch.undo()

@@ -9,12 +9,14 @@ import json
 import pytest
 from sqlalchemy import select
 
+from leaderboard.accounts import OPERATOR
+from leaderboard.entries import quota
 from leaderboard.models import Baseline, Score, Submission
-from leaderboard.runtime import CeleryDispatcher, InlineDispatcher, make_dispatcher
-from leaderboard.services import lifecycle, phases, quota, recovery, scoring_runs
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.submissions import accept_submission, active_score, store_file
-from leaderboard.storage.base import StorageError
+from leaderboard.organizing import phases
+from leaderboard.platform import sessions
+from leaderboard.platform.runtime import CeleryDispatcher, InlineDispatcher, make_dispatcher
+from leaderboard.platform.storage.base import StorageError
+from leaderboard.submissions import accept_submission, active_score, recovery, scoring_runs, store_file
 
 
 def upload(ctx, phase, user, content: bytes):
@@ -118,7 +120,7 @@ def test_a_platform_failure_ends_failed_and_refunded_once_only_after_max_attempt
 def test_storage_errors_are_tried_again_in_process_before_the_attempt_fails(ctx, make_phase, make_user,
                                                                            make_predictions, monkeypatch):
     phase, user = make_phase(), make_user()
-    monkeypatch.setattr(lifecycle, "QUICK_RETRY_DELAYS", (0, 0))
+    monkeypatch.setattr(sessions, "QUICK_RETRY_DELAYS", (0, 0))
     real_read = type(ctx.storage).read_bytes
     failures = iter([True, True])
 

@@ -9,10 +9,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import select
 
+from leaderboard import submissions
+from leaderboard.accounts import OPERATOR
+from leaderboard.entries import selections, teams
 from leaderboard.models import Submission, User
-from leaderboard.services import phases, selections, submissions, teams
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import Conflict, Forbidden, NotFound
+from leaderboard.organizing import phases
+from leaderboard.platform import Conflict, Forbidden, NotFound
 
 
 def upload(ctx, phase, user, data, *, method=None):
@@ -101,7 +103,7 @@ def test_a_phase_without_final_selections_refuses_a_selection(ctx, make_phase, m
 
 
 def test_a_rejected_file_cannot_be_selected(ctx, phase, make_user):
-    from leaderboard.services.errors import SubmissionInvalid
+    from leaderboard.platform import SubmissionInvalid
 
     alice = make_user()
     with pytest.raises(SubmissionInvalid) as caught:
@@ -149,7 +151,7 @@ def test_concurrent_selections_of_one_team_never_pass_the_limit(runtime, ctx, ma
 
 def test_after_close_the_private_ranking_uses_the_selection_else_the_best_public(ctx, make_phase, make_user,
                                                                                 make_predictions, labels_file):
-    from leaderboard.services import ranking
+    from leaderboard.board import ranking
 
     labels = labels_file(private=True)
     phase = make_phase(private=True, config={"task_type": "binary", "final_selections": 1})

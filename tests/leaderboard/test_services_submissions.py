@@ -8,11 +8,13 @@ import io
 import pytest
 from sqlalchemy import func, select
 
+from leaderboard import submissions
+from leaderboard.accounts import access
+from leaderboard.entries import quota
 from leaderboard.models import QuotaUsage, Submission
-from leaderboard.services import access, quota, scoring_runs, submissions
-from leaderboard.services.errors import Conflict, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid, TooLarge
-from leaderboard.services.submissions import accept_submission, active_score
-from leaderboard.storage.base import StorageError
+from leaderboard.platform import Conflict, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid, TooLarge
+from leaderboard.platform.storage.base import StorageError
+from leaderboard.submissions import accept_submission, active_score, scoring_runs
 
 
 def upload(ctx, phase, user, content: bytes, **kwargs):
@@ -184,7 +186,7 @@ def test_unreadable_stored_file_is_retried_not_failed(ctx, make_phase, make_user
     phase, user = make_phase(max_per_day=1), make_user()
     storage = ctx.storage
     real = storage.read_bytes
-    monkeypatch.setattr("leaderboard.services.lifecycle.QUICK_RETRY_DELAYS", (0, 0))
+    monkeypatch.setattr("leaderboard.platform.sessions.QUICK_RETRY_DELAYS", (0, 0))
     monkeypatch.setattr(storage, "read_bytes", lambda key: (_ for _ in ()).throw(StorageError("gone"))
                         if key.startswith("submissions/") else real(key))
     submission = upload(ctx, phase, user, make_predictions())

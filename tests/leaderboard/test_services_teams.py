@@ -6,8 +6,9 @@ import io
 
 import pytest
 
-from leaderboard.services import quota, submissions, teams
-from leaderboard.services.errors import Conflict, InvalidInput, NotFound, QuotaExceeded
+from leaderboard import submissions
+from leaderboard.entries import quota, teams
+from leaderboard.platform import Conflict, InvalidInput, NotFound, QuotaExceeded
 
 
 def upload(ctx, phase, user, data, *, method=None):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.config import Settings
-from leaderboard.smtp import SmtpConfig, parse_smtp_url
+from leaderboard.platform import Settings
+from leaderboard.platform.smtp import SmtpConfig, parse_smtp_url
 
 
 @pytest.mark.parametrize(("url", "expected"), [

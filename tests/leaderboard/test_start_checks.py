@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from leaderboard import create_app
-from leaderboard.config import Settings
 from leaderboard.models import Competition, User
+from leaderboard.platform import Settings
 
 OWNERLESS = "have no owner"
 

@@ -16,12 +16,12 @@ import pytest
 from ports import free_port
 from s3_servers import ACCESS_KEY, BUCKET, SECRET_KEY, s3_client
 
-from leaderboard.config import Settings
-from leaderboard.storage import make_storages
-from leaderboard.storage.base import ObjectNotFound, Storage, StorageError
-from leaderboard.storage.keys import InvalidKey
-from leaderboard.storage.local import LocalStorage
-from leaderboard.storage.s3 import S3Storage
+from leaderboard.platform import Settings
+from leaderboard.platform.storage import make_storages
+from leaderboard.platform.storage.base import ObjectNotFound, Storage, StorageError
+from leaderboard.platform.storage.keys import InvalidKey
+from leaderboard.platform.storage.local import LocalStorage
+from leaderboard.platform.storage.s3 import S3Storage
 
 BACKENDS = ["local", "moto", "rclone"]
 MiB = 1024 * 1024

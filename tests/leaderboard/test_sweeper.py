@@ -9,12 +9,12 @@ import threading
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from leaderboard import create_app, sweeper
-from leaderboard.config import Settings
+from leaderboard import create_app
 from leaderboard.models import Submission
-from leaderboard.runtime import SWEEP_TASK
-from leaderboard.services import recovery
-from leaderboard.services.submissions import accept_submission
+from leaderboard.platform import Settings
+from leaderboard.platform.runtime import SWEEP_TASK
+from leaderboard.submissions import accept_submission, recovery
+from leaderboard.workers import sweeper
 
 
 def sweeping_threads() -> list[threading.Thread]:
@@ -75,7 +75,7 @@ def test_a_sweep_round_dispatches_what_is_due_and_outlives_a_database_error(ctx,
 
 
 def test_celery_beat_sends_the_sweep_and_redis_gives_messages_back_after_stale_seconds(monkeypatch):
-    from leaderboard.tasks import celery_config, sweep_task
+    from leaderboard.workers.celery_app import celery_config, sweep_task
 
     monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")  # the app reads its config on first use
 

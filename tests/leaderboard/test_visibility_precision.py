@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard.services.precision import GRIDS, NOISE_RATIO, grid_for, noise, on_grid, thinned
-from leaderboard.services.visibility import visible_results
+from leaderboard.disclosure import visible_results
+from leaderboard.disclosure.precision import GRIDS, NOISE_RATIO, grid_for, noise, on_grid, thinned
 
 
 def _slice(n: int, correct: int) -> dict[str, Any]:

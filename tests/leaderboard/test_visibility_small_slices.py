@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from leaderboard.services import visibility
-from leaderboard.services.visibility import SMALL_SLICE_NOTE, visible_results
+from leaderboard.disclosure import policy, visible_results
+from leaderboard.disclosure.policy import SMALL_SLICE_NOTE
 
 
 def _slice(n: int, accuracy: float, *, answered: int | None = None) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def test_a_file_answering_fewer_than_min_slice_items_shows_no_overall_figure_onl
 
 def test_with_the_bound_off_a_small_overall_keeps_its_exact_rates_without_counts(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(visibility, "OVERALL_BOUNDED", False)
+    monkeypatch.setattr(policy, "OVERALL_BOUNDED", False)
     results = _results()
     results["overall"] = _slice(100, 0.01, answered=1)
     shown = visible_results(results, phase=_phase())

@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from leaderboard.accounts import OPERATOR, get_submission
+from leaderboard.board.ranking import leaderboard
 from leaderboard.models import Baseline, Phase, User
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import phases
-from leaderboard.services.access import OPERATOR, get_submission
-from leaderboard.services.errors import Forbidden, NotFound
-from leaderboard.services.ranking import leaderboard
-from leaderboard.services.submissions import visible_scores
+from leaderboard.organizing import phases
+from leaderboard.platform import Forbidden, NotFound, ServiceContext
+from leaderboard.submissions import visible_scores
 
 pytestmark = pytest.mark.backends("sqlite")
 

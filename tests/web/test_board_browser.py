@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
+from leaderboard import accounts
+from leaderboard.accounts import OPERATOR
 from leaderboard.models import Competition, Phase
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import accounts, competitions, phases
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.submissions import accept_submission
+from leaderboard.organizing import competitions, phases
+from leaderboard.platform import ServiceContext
+from leaderboard.submissions import accept_submission
 
 pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite")]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import io
 
-from leaderboard.services import phases
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.submissions import accept_submission
+from leaderboard.accounts import OPERATOR
+from leaderboard.organizing import phases
+from leaderboard.submissions import accept_submission
 
 
 def upload(ctx, phase, user, content: bytes) -> None:

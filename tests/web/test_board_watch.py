@@ -24,10 +24,10 @@ from alembic import command
 from alembic_support import alembic_config
 from sqlalchemy import event, text
 
-from leaderboard import board_cache
-from leaderboard.board_watch import APPLICATION_NAME
-from leaderboard.db import make_engine
-from leaderboard.services.submissions import accept_submission
+from leaderboard.platform.db import make_engine
+from leaderboard.submissions import accept_submission
+from leaderboard.web.board_cache import middleware
+from leaderboard.web.board_cache.watch import APPLICATION_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,7 +45,7 @@ def database_url(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest
 
 @pytest.fixture(autouse=True)
 def _only_notifications_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(board_cache, "MAX_AGE_SECONDS", 3600.0)
+    monkeypatch.setattr(middleware, "MAX_AGE_SECONDS", 3600.0)
 
 
 @pytest.fixture

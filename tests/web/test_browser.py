@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from leaderboard.runtime import ServiceContext
-from leaderboard.services.access import phase_status
-from leaderboard.services.demo_data import ORGANIZER_EMAIL, PASSWORD, install_demo
+from leaderboard.accounts import phase_status
+from leaderboard.demo import ORGANIZER_EMAIL, PASSWORD, install_demo
+from leaderboard.platform import ServiceContext
 
 pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite")]
 

@@ -13,7 +13,7 @@ import pytest
 from test_long_tail_charts import answers, labels, upload
 
 from leaderboard.models import User
-from leaderboard.runtime import ServiceContext
+from leaderboard.platform import ServiceContext
 
 pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite")]
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from web_world import PASSWORD, World, build_world
 
-from leaderboard.runtime import ServiceContext
+from leaderboard.platform import ServiceContext
 
 pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite")]
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from leaderboard import accounts, submissions
+from leaderboard.accounts import OPERATOR
 from leaderboard.models import Phase, User
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import accounts, competitions, phases, submissions
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.baselines import add_baseline
+from leaderboard.organizing import add_baseline, competitions, phases
+from leaderboard.platform import ServiceContext
 
 pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite")]
 

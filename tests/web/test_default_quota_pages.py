@@ -12,7 +12,7 @@ import pytest
 from web_world import World, build_world, label_bytes
 
 from leaderboard.models import Phase
-from leaderboard.runtime import ServiceContext
+from leaderboard.platform import ServiceContext
 
 FLAG = "unlimited / day"
 

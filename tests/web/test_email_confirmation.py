@@ -16,9 +16,9 @@ import pytest
 from smtp_server import MailServer
 from sqlalchemy import func, select
 
+from leaderboard.accounts import confirmation
 from leaderboard.models import MailOutbox, Phase, Submission, User
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import confirmation
+from leaderboard.platform import ServiceContext
 
 PASSWORD = "correct horse battery"
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")

@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import select
 from web_world import World, build_world, label_bytes, predictions
 
+from leaderboard.entries import rules
 from leaderboard.models import Baseline, Phase
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import entries
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -46,7 +46,7 @@ def test_a_new_phase_takes_max_methods_and_final_selections(organizer, csrf_toke
     response = post(organizer, "/organizer/c/alpha/phases/new", fields, csrf_token)
     assert response.status_code == 303
     phase = ctx.session.scalar(select(Phase).where(Phase.name == "Entries phase"))
-    assert (entries.max_methods(phase), entries.final_selections(phase)) == (2, 1)
+    assert (rules.max_methods(phase), rules.final_selections(phase)) == (2, 1)
 
 
 def test_the_edit_form_shows_and_changes_the_entry_settings(organizer, csrf_token, ctx, world):
@@ -60,12 +60,12 @@ def test_the_edit_form_shows_and_changes_the_entry_settings(organizer, csrf_toke
     assert response.status_code == 303
     ctx.session.expire_all()
     phase = ctx.session.get(Phase, world.open_phase.id)
-    assert (entries.max_methods(phase), entries.final_selections(phase)) == (4, 2)
+    assert (rules.max_methods(phase), rules.final_selections(phase)) == (4, 2)
     post(organizer, path, {"name": "Open phase", "max_per_day": "5", "max_total": "20",
                            "leaderboard_visibility": "public", "max_methods": "4", "final_selections": ""},
          csrf_token)
     ctx.session.expire_all()
-    assert entries.final_selections(ctx.session.get(Phase, world.open_phase.id)) is None
+    assert rules.final_selections(ctx.session.get(Phase, world.open_phase.id)) is None
 
 
 def test_a_baseline_from_the_web_form_keeps_its_metadata(organizer, csrf_token, ctx, world):

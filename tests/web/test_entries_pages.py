@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import select
 from web_world import World, build_world, predictions
 
+from leaderboard.accounts import OPERATOR
+from leaderboard.entries import quota, rules, teams
 from leaderboard.models import Submission, Team
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import entries, quota, teams
-from leaderboard.services.access import OPERATOR
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -93,7 +93,7 @@ def test_a_wrong_metadata_value_is_shown_on_its_field(world, client, login, csrf
 
 def test_a_third_method_past_max_methods_2_is_refused_with_409_and_a_readable_message(world, client, login,
                                                                                        csrf_token, ctx):
-    entries.update_entry_settings(ctx, phase_id=world.open_phase.id, actor=OPERATOR, max_methods=2)
+    rules.update_entry_settings(ctx, phase_id=world.open_phase.id, actor=OPERATOR, max_methods=2)
     login(client, world.bob)  # bob's submission in the world is his "default" method
     path = f"/phases/{world.open_phase.id}"
     assert upload(client, world.open_phase.id, predictions(), token=csrf_token(client, path),
@@ -126,7 +126,7 @@ def test_the_web_cap_message_names_the_methods(client, login, csrf_token, ctx, m
 
 def test_with_the_quota_used_up_the_form_is_disabled_and_says_when_it_resets(world, client, login, csrf_token,
                                                                             ctx):
-    from leaderboard.services import phases
+    from leaderboard.organizing import phases
 
     phases.update_phase(ctx, phase_id=world.open_phase.id, actor=OPERATOR, name=world.open_phase.name,
                         max_per_day=1, max_total=20, start_at=world.open_phase.start_at,
@@ -229,7 +229,7 @@ def test_team_pages_need_a_login(world, client, ctx, make_user):
 # --- final selection ------------------------------------------------------------------------------------
 
 def test_select_and_unselect_from_the_submission_list(world, client, login, csrf_token, ctx):
-    entries.update_entry_settings(ctx, phase_id=world.open_phase.id, actor=OPERATOR, final_selections=1)
+    rules.update_entry_settings(ctx, phase_id=world.open_phase.id, actor=OPERATOR, final_selections=1)
     login(client, world.alice)
     path = f"/phases/{world.open_phase.id}"
     page = client.get(path).get_data(as_text=True)
@@ -248,7 +248,7 @@ def test_select_and_unselect_from_the_submission_list(world, client, login, csrf
 
 
 def test_a_second_selection_past_k_is_refused_with_a_message(world, client, login, csrf_token, ctx):
-    entries.update_entry_settings(ctx, phase_id=world.open_phase.id, actor=OPERATOR, final_selections=1)
+    rules.update_entry_settings(ctx, phase_id=world.open_phase.id, actor=OPERATOR, final_selections=1)
     login(client, world.alice)
     path = f"/phases/{world.open_phase.id}"
     upload(client, world.open_phase.id, predictions(), token=csrf_token(client, path))

@@ -8,19 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from web_world import (
-    BAD_PREDICTIONS,
-    PASSWORD,
-    World,
-    build_world,
-    label_bytes,
-    predictions,
-)
+from web_world import BAD_PREDICTIONS, PASSWORD, World, build_world, label_bytes, predictions
 
+from leaderboard.accounts import OPERATOR, access
 from leaderboard.models import Submission
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import access, phases
-from leaderboard.services.access import OPERATOR
+from leaderboard.organizing import phases
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -55,7 +48,7 @@ def test_rejected_upload_lists_problems_by_line_and_keeps_description(
 
 def test_rejected_upload_is_not_charged(world: World, client: Any, login: Callable, csrf_token: Callable,
                                         ctx: ServiceContext) -> None:
-    from leaderboard.services import quota
+    from leaderboard.entries import quota
 
     login(client, world.bob)
     before = quota.quota_status(ctx, phase=world.open_phase, user=world.bob).used_today

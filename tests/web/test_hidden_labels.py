@@ -22,10 +22,12 @@ from urllib.parse import quote
 import pytest
 from web_world import BAD_PREDICTIONS, PASSWORD, SECRET, World, build_world, predictions
 
+from leaderboard import accounts
+from leaderboard.accounts import OPERATOR, confirmation
+from leaderboard.entries import teams
 from leaderboard.models import Job, Submission, Team
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import accounts, confirmation, phases, teams
-from leaderboard.services.access import OPERATOR
+from leaderboard.organizing import phases
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from leaderboard.services import phases, teams
-from leaderboard.services.access import OPERATOR
+from leaderboard.accounts import OPERATOR
+from leaderboard.entries import teams
+from leaderboard.organizing import phases
 
 ID_ARG = re.compile(r"<(?:(?P<converter>[a-z]+)(?:\((?P<args>[^)]*)\))?:)?(?P<name>\w+)>")
 OUT_OF_RANGE = (0, -1, 2**31, 2**63, 2**64 + 5)  # no row can have these ids: the route must not match

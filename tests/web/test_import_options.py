@@ -13,11 +13,12 @@ import pytest
 from shared_data import released
 from web_world import World, build_world
 
+from leaderboard import submissions
+from leaderboard.accounts import OPERATOR
 from leaderboard.models import Phase
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import phases, submissions
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.private_split import assign_private_split
+from leaderboard.organizing import phases
+from leaderboard.phase_data import assign_private_split
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 IMPORT = "/organizer/c/alpha/phases/import"

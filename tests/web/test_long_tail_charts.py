@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.moderation import moderate
-from leaderboard.services.submissions import accept_submission, visible_scores
+from leaderboard.accounts import OPERATOR
+from leaderboard.operations.moderation import moderate
+from leaderboard.submissions import accept_submission, visible_scores
 
 N_ITEMS = 300
 

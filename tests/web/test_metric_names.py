@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.services.board_spec import path_label
-from leaderboard.templating import metric_name
+from leaderboard.board import path_label
+from leaderboard.web.templating import metric_name
 
 
 @pytest.mark.parametrize("path", ["popularity.tail.accuracy", "popularity.gap.accuracy", "category.science.f1",

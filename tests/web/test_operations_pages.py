@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from web_world import World, build_world, predictions
 
+from leaderboard.accounts import access
 from leaderboard.models import Job, Submission
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import access
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -52,7 +52,7 @@ def test_rescore_redirects_to_a_progress_page_that_refreshes_until_done(organize
 
 def test_a_job_page_is_not_shown_to_other_organizers_or_participants(client: Any, login: Callable, world: World,
                                                                      ctx: ServiceContext) -> None:
-    from leaderboard.services import phases
+    from leaderboard.organizing import phases
 
     job = phases.rescore_phase(ctx, phase_id=world.open_phase.id, actor=world.org_a)
     login(client, world.org_b)

@@ -12,9 +12,9 @@ import pytest
 from shared_data import released
 from web_world import World, build_world, label_bytes, predictions
 
+from leaderboard.accounts import access
 from leaderboard.models import Competition, Phase
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import access
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -208,7 +208,7 @@ def test_replacing_labels_makes_a_new_version_and_rescores(organizer: Any, csrf_
     ctx.session.expire_all()
     assert access.get_phase(ctx, world.open_phase.id).label_version == 2
     from leaderboard.models import Submission
-    from leaderboard.services.submissions import active_score
+    from leaderboard.submissions import active_score
 
     alice = ctx.session.get(Submission, world.submission_ids["alice_good"])
     score = active_score(alice)

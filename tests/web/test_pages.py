@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from web_world import World, build_world
 
-from leaderboard.runtime import ServiceContext
-from leaderboard.services.access import OPERATOR
+from leaderboard.accounts import OPERATOR
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -134,7 +134,7 @@ def test_public_pages_show_display_names_never_emails(kind: str, world: World, c
 
 
 def test_competitions_list_open_phases_first(world: World, client: Any, ctx: ServiceContext) -> None:
-    from leaderboard.services import competitions
+    from leaderboard.organizing import competitions
 
     competitions.create_competition(ctx, actor=OPERATOR, slug="zeta", title="Zeta without phases")
     page = client.get("/").get_data(as_text=True)

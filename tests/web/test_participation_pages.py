@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import func, select
 from web_world import World, build_world, predictions
 
+from leaderboard.accounts import audit
 from leaderboard.models import Competition, Participation, Submission
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import audit, competitions
+from leaderboard.organizing import competitions
+from leaderboard.platform import ServiceContext
 
 
 @pytest.fixture

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from web_world import World, build_world, label_bytes, predictions
 
+from leaderboard import submissions
+from leaderboard.accounts import OPERATOR, access
+from leaderboard.disclosure import probing_settings
 from leaderboard.models import Phase
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import access, phase_settings, submissions
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.probing import probing_settings
+from leaderboard.organizing import phase_settings
+from leaderboard.platform import ServiceContext
 
 pytestmark = pytest.mark.backends("sqlite")
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from leaderboard.db import utcnow
+from leaderboard import accounts, submissions
+from leaderboard.accounts import OPERATOR
 from leaderboard.models import Competition, Phase, User
-from leaderboard.runtime import ServiceContext
-from leaderboard.services import accounts, baselines, competitions, phases, submissions
-from leaderboard.services.access import OPERATOR
-from leaderboard.services.errors import SubmissionInvalid
+from leaderboard.organizing import baselines, competitions, phases
+from leaderboard.platform import ServiceContext, SubmissionInvalid
+from leaderboard.platform.db import utcnow
 
 SECRET = "zq-hidden-explanation-7c1e"
 PASSWORD = "correct horse battery"

@@ -1,0 +1,147 @@
+"""Score cells: each active score's figures as the board shows them, one flat row per board and metric path.
+
+A score's cells are computed once, from its result object, the first time the board
+refreshes after it was recorded; the ranking then reads these few numbers and never the
+result object again. What a participant may see is services.visibility's rule, applied
+as it stands on each board: "open" (the phase not closed: the public split while the
+private one is hidden) and "closed" (after close: the private split). Cells hold the
+figures before the ladder, which the ranking applies per participant (it depends on
+their other submissions). When what cells depend on changes (views, probing settings,
+label file: the board's signature), every cell of the phase is computed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from sqlalchemy import delete, exists, insert, select
+
+from leaderboard.board.layout import BOARDS, BoardSpec
+from leaderboard.disclosure import visible_results
+from leaderboard.models import Baseline, Board, Phase, Score, ScoreCell, Submission
+from leaderboard.platform import ServiceContext
+
+CHUNK = 200  # result objects held in memory at once while computing cells
+Cell = tuple[float | None, float | None, float | None, float | None]  # value, lo, hi, error (None: exact)
+NO_CELL: Cell = (None, None, None, None)
+
+
+def shown_split(phase: Phase, board: str) -> str:
+    """Return the split a board ranks on: 'all' without splits, else public while open, private after close."""
+    if not phase.has_private_split:
+        return "all"
+    return "private" if board == "closed" else "public"
+
+
+def as_board(phase: Phase, board: str) -> Phase:
+    """Return a detached copy of phase as it stands on a board: open, or closed (for visibility's rules)."""
+    return Phase(id=phase.id, competition_id=phase.competition_id, position=phase.position, name=phase.name,
+                 task_config=phase.task_config, has_private_split=phase.has_private_split, n_items=phase.n_items,
+                 label_version=phase.label_version, labels_key=phase.labels_key,
+                 labels_sha256=phase.labels_sha256, start_at=phase.start_at, end_at=phase.end_at,
+                 state_override="closed" if board == "closed" else "open",
+                 leaderboard_visibility=phase.leaderboard_visibility)
+
+
+def score_cells(results: dict[str, Any], *, phase: Phase, spec: BoardSpec,
+                builtin: bool) -> Iterator[tuple[str, str, Cell]]:
+    """Yield (board, path, (value, lo, hi, error)) of every path of the spec as participants see it on each board.
+
+    A view's ranking metric is exact wherever visibility shows its slice (services/ranked_figures.py);
+    other figures keep visibility's coarser grid, their step as the cell's error. docs/PROBING.md
+    states what this costs.
+    """
+    for board in BOARDS:
+        shown = visible_results(results, phase=as_board(phase, board), overall_only=builtin)
+        part = shown
+        if board == "closed" and phase.has_private_split:
+            part = (shown.get("splits") or {}).get(shown_split(phase, board)) or {}
+        for path in spec.paths:
+            yield board, path, read_path(part, path)
+
+
+def read_path(result: dict[str, Any], path: str) -> Cell:
+    """Return (value, lo, hi, error) of a metric path in a (shown) result object; None where it is absent.
+
+    ``error`` is how far the shown value can be from the exact one (a coarse figure's step), None when exact.
+    """
+    parts = path.split(".")
+    if len(parts) == 1:
+        return _slice_cell(result.get("overall"), parts[0])
+    if parts[0] == "pairs":
+        pairs = result.get("pairs") or {}
+        return _number(pairs.get(parts[1])), None, None, _error(pairs, parts[1])
+    if parts[0] == "popularity":
+        popularity = result.get("popularity") or {}
+        if parts[1] in ("gap", "relative_drop"):
+            error = ((popularity.get("error") or {}).get(parts[1]) or {}).get(parts[2])
+            return _number((popularity.get(parts[1]) or {}).get(parts[2])), None, None, _number(error)
+        return _slice_cell(popularity.get(parts[1]), parts[2])
+    table = (result.get("breakdowns") or {}).get(parts[1]) or {}
+    return _slice_cell(table.get(".".join(parts[2:-1])), parts[-1])
+
+
+def _slice_cell(part: Any, metric: str) -> Cell:
+    """Return one metric of a slice object with its interval and its error."""
+    if not isinstance(part, dict):
+        return NO_CELL
+    value = _number(part.get(metric))
+    error = _error(part, metric)
+    interval = (part.get("ci") or {}).get(metric) if isinstance(part.get("ci"), dict) else None
+    if value is None or not isinstance(interval, list) or len(interval) != 2:
+        return value, None, None, error
+    return value, _number(interval[0]), _number(interval[1]), error
+
+
+def _error(part: dict[str, Any], key: str) -> float | None:
+    """Return the step of a coarse figure of a slice (its grid), None when the figure is exact or absent."""
+    if part.get(key) is None or key in (part.get("exact") or ()) or key in ("n", "n_pairs", "incomplete_pairs"):
+        return None
+    return _number(part.get("grid"))
+
+
+def _number(value: Any) -> float | None:
+    """Return value as a float when it is a number (not a bool), else None."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def ensure_cells(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec, board: Board,
+                 submissions: set[int] | None = None) -> bool:
+    """Compute the cells of active scores that have none (of the phase, or of some submissions); return if any.
+
+    A new signature (views, settings, labels changed) recomputes every cell of the phase;
+    cells of retired scores are dropped.
+    """
+    session = ctx.session
+    changed = board.signature != spec.signature
+    if changed:
+        session.execute(delete(ScoreCell).where(ScoreCell.phase_id == phase.id))
+        board.signature = spec.signature
+        submissions = None
+    scope = [Submission.phase_id == phase.id]
+    if submissions is not None:
+        scope.append(Submission.id.in_(sorted(submissions)))
+    retired = list(session.scalars(
+        select(Score.id).join(Submission, Submission.id == Score.submission_id)
+        .where(*scope, Score.retired_at.is_not(None), exists().where(ScoreCell.score_id == Score.id))))
+    for start in range(0, len(retired), CHUNK):
+        session.execute(delete(ScoreCell).where(ScoreCell.score_id.in_(retired[start:start + CHUNK])))
+    missing = list(session.execute(
+        select(Score.id, (Baseline.kind == "builtin").label("builtin"))
+        .join(Submission, Submission.id == Score.submission_id)
+        .outerjoin(Baseline, Baseline.submission_id == Submission.id)
+        .where(*scope, Submission.status == "scored", Score.retired_at.is_(None),
+               ~exists().where(ScoreCell.score_id == Score.id))
+        .order_by(Score.id)
+    ).all())
+    for start in range(0, len(missing), CHUNK):
+        chunk = {row[0]: bool(row[1]) for row in missing[start:start + CHUNK]}
+        results = session.execute(select(Score.id, Score.results).where(Score.id.in_(list(chunk)))).all()
+        rows = [{"score_id": score_id, "phase_id": phase.id, "board": board_name, "path": path,
+                 "value": cell[0], "lo": cell[1], "hi": cell[2], "error": cell[3]}
+                for score_id, result in results
+                for board_name, path, cell in score_cells(result, phase=phase, spec=spec, builtin=chunk[score_id])]
+        if rows:
+            session.execute(insert(ScoreCell), rows)
+    return changed or bool(missing)

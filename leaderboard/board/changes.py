@@ -1,0 +1,33 @@
+"""One door for "what a phase's leaderboard shows has changed": every writer calls it, the ranking refreshes.
+
+Writers call ``board_changed`` after committing a change that moves the board: a
+submission scored or re-scored, moderated or restored, a final selection changed, a
+phase opened, closed or reopened, its views or feedback settings edited. When it
+returns, every reader sees the board with that change (services/boards.py: the change
+is announced, then the board is refreshed, or found already refreshed by a concurrent
+writer's refresh that read it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from leaderboard.board.versions import announce, refresh
+from leaderboard.platform import ServiceContext
+
+log = logging.getLogger(__name__)
+
+
+def board_changed(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterable[int] | None = None) -> None:
+    """Bring the leaderboard of phase_id up to date with what was just committed.
+
+    ``submission_ids``, when the change is only that these submissions were scored or
+    re-scored, lets the refresh rebuild just their owners' entries; without it the whole
+    board is rebuilt (settings, moderation, selection, open/close: any change).
+    """
+    wanted = announce(ctx, phase_id=phase_id, submission_ids=submission_ids)
+    try:
+        refresh(ctx, phase_id=phase_id, covering=wanted)
+    except Exception:  # the change is announced: the next reader refreshes before it reads (boards.fresh_version)
+        log.exception("refreshing the board of phase %s failed; readers will refresh it", phase_id)

@@ -1,0 +1,57 @@
+"""Settings an organizer changes on a live phase without rescoring: views, probing defences, entry settings.
+
+Each moves the board (views decide its columns and ranking, probing settings what each
+figure shows, final_selections the private ranking after close), so every change here
+ends with ``board_changed``. Views (SPEC §8.2) are checked like at creation: their shape
+by scoring's config loader, their paths against the phase's label file (a path it cannot
+produce is refused with the valid ones). Entry settings go to services/entries.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leaderboard.accounts import Actor, managed_phase
+from leaderboard.disclosure import update_probing_settings
+from leaderboard.entries import update_entry_settings
+from leaderboard.models import Phase
+from leaderboard.phase_data import load_phase_labels
+from leaderboard.platform import InvalidInput, ServiceContext
+from scoring.config import ENTRY_KEYS, load_config
+from scoring.producible import check_paths
+from scoring.types import LabelFileError
+from scoring.views import config_paths
+
+VIEWS = "views"
+
+
+def update_settings(ctx: ServiceContext, *, phase_id: int, actor: Actor, **changes: Any) -> Phase:
+    """Change a phase's views, probing and/or entry settings (None restores a default), then refresh its board."""
+    views_given, views = VIEWS in changes, changes.pop(VIEWS, None)
+    entry_changes = {key: changes.pop(key) for key in ENTRY_KEYS if key in changes}
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    if views_given:
+        _set_views(ctx, phase, views)
+    if entry_changes:
+        phase = update_entry_settings(ctx, phase_id=phase_id, actor=actor, **entry_changes)
+    if changes or not (views_given or entry_changes):
+        phase = update_probing_settings(ctx, phase_id=phase_id, actor=actor, **changes)
+    ctx.board_changed(phase_id=phase.id)
+    return phase
+
+
+def _set_views(ctx: ServiceContext, phase: Phase, views: Any) -> None:
+    """Check and store a phase's views (None: back to the one default view), committing the change."""
+    merged = {key: value for key, value in phase.task_config.items() if key != VIEWS}
+    if views is not None:
+        merged[VIEWS] = views
+    try:
+        checked = load_config(merged)
+        check_paths(load_phase_labels(ctx, phase), config_paths(checked.primary_metric, checked.views))
+    except LabelFileError as error:
+        raise InvalidInput(f"The views are invalid: {str(error).removeprefix('phase config: ')}") from None
+    config = {key: value for key, value in phase.task_config.items() if key != VIEWS}
+    if checked.views:
+        config[VIEWS] = [view.to_json() for view in checked.views]
+    phase.task_config = config
+    ctx.session.commit()

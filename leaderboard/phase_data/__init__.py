@@ -1,0 +1,36 @@
+"""A phase's data: its hidden label file, its public files, the private split, an import's kept sources.
+
+``labelsets`` stores and loads label files (content-addressed, checked against their
+SHA-256 on every read); ``phase_files`` derives and serves the public questions;
+``private_split`` draws a private split; ``import_uploads`` keeps an import preview's
+files. May import accounts, notify, models and platform.
+"""
+
+from __future__ import annotations
+
+from leaderboard.phase_data.import_uploads import ImportSources
+from leaderboard.phase_data.labelsets import (
+    check_labels,
+    config_to_json,
+    ensure_intact,
+    has_private_split,
+    load_phase_labels,
+    store_labels,
+)
+from leaderboard.phase_data.phase_files import (
+    checked_questions,
+    derive_questions,
+    phase_questions_report,
+    prediction_csv,
+    public_fields_json,
+    public_file,
+    questions_report,
+    store_questions,
+)
+from leaderboard.phase_data.private_split import SplitReport, assign_private_split
+
+__all__ = [
+    "ImportSources", "SplitReport", "assign_private_split", "check_labels", "checked_questions", "config_to_json",
+    "derive_questions", "ensure_intact", "has_private_split", "load_phase_labels", "phase_questions_report",
+    "prediction_csv", "public_fields_json", "public_file", "questions_report", "store_labels", "store_questions"
+]

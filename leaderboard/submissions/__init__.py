@@ -1,0 +1,30 @@
+"""A submission's life (docs/RULES.md): accepted, acknowledged, scored, recovered.
+
+``intake`` stores an upload and lists submissions with their visible scores;
+``acknowledge`` validates it, then charges the quota and queues it in one transaction;
+``claims`` is every status change as a conditional UPDATE; ``scoring_runs`` scores a queued
+submission and announces the change with ``ctx.board_changed``; ``recovery`` sweeps up
+what a crash or an outage left unfinished. May import disclosure, entries, phase_data,
+accounts, notify, models and platform; never the board.
+"""
+
+from __future__ import annotations
+
+from leaderboard.submissions.claims import claim
+from leaderboard.submissions.intake import (
+    accept_submission,
+    active_score,
+    list_phase_submissions,
+    list_submissions,
+    read_upload,
+    scores_scope,
+    scoring_attempts,
+    store_file,
+    visible_scores,
+)
+from leaderboard.submissions.scoring_runs import record_score, score_submission
+
+__all__ = [
+    "accept_submission", "active_score", "claim", "list_phase_submissions", "list_submissions", "read_upload",
+    "record_score", "score_submission", "scores_scope", "scoring_attempts", "store_file", "visible_scores"
+]

@@ -1,1 +1,0 @@
-"""Blueprints: thin handlers that parse input, call one service and render or serialize."""

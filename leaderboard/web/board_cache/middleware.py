@@ -1,0 +1,154 @@
+"""A micro-cache in front of the app for anonymous reads of a board (the ranking page and its API answer).
+
+What an anonymous reader gets from ``GET /phases/<id>/leaderboard`` or
+``GET /api/v1/phases/<id>/leaderboard`` depends only on the board's version, the phase as
+shown (name, status, competition title) and the query string (ranking.anonymous_key),
+so each process keeps the last such responses, headers included, and answers a repeated
+read with at most one small query and no Flask request at all (304 when the ETag matches).
+A request with a cookie or an Authorization header, a board with changes pending, or
+anything else goes to the app; a response is kept only when the app marked it shareable
+(an ETag from views/page_cache, no Set-Cookie). Like nginx's proxy cache, but it knows
+when the board moved: it remembers a board's state until board_watch.py says it may
+have changed (on SQLite, at once from any process on the host; on PostgreSQL, this
+process's commits at once and other processes' when their NOTIFY arrives), and asks the
+database (one Core query) whenever it cannot trust what it remembers.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from leaderboard.board import anonymous_key, anonymous_row
+from leaderboard.platform import Runtime
+from leaderboard.web.board_cache.pages import STAMP
+from leaderboard.web.board_cache.watch import MAX_AGE_SECONDS, BoardWatch
+from leaderboard.web.converters import MAX_ID, decimal_range_regex
+
+log = logging.getLogger(__name__)
+BOARD_PATH = re.compile(rf"^(?:/api/v1)?/phases/({decimal_range_regex(MAX_ID)})/leaderboard$")
+SIZE = 512
+Stored = tuple[str, list[tuple[str, str]], bytes, str]  # status, headers, body, etag
+
+StartResponse = Callable[..., Any]
+WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+def _state_engine(runtime: Runtime) -> Engine:
+    """Return the engine for the one-query state check of every anonymous board read.
+
+    On PostgreSQL its connections run in autocommit on the runtime's pool: two round trips
+    per check (the pool's ping, the SELECT) instead of four (ping, BEGIN, SELECT, ROLLBACK).
+    SQLite has no round trips: it uses the runtime's engine as it is.
+    """
+    if runtime.engine.dialect.name != "postgresql":
+        return runtime.engine
+    return runtime.engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
+class BoardCache:
+    """WSGI middleware serving anonymous board reads from a per-process cache keyed by the board's state."""
+
+    def __init__(self, app: WsgiApp, runtime: Runtime) -> None:
+        self.app, self.runtime = app, runtime
+        self.engine = _state_engine(runtime)
+        self.watch = BoardWatch(runtime.engine)
+        self.memo: dict[int, tuple[Any, float, Any]] = {}  # phase -> (watch generation, valid until, anonymous_row)
+        self.stored: OrderedDict[tuple[Any, ...], Stored] = OrderedDict()
+        self.lock = threading.Lock()
+        self.filling: dict[tuple[Any, ...], threading.Lock] = {}
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Answer a cached anonymous board read, or pass the request to the app (keeping a shareable answer)."""
+        found = BOARD_PATH.match(environ.get("PATH_INFO", ""))
+        if (found is None or environ.get("REQUEST_METHOD") != "GET" or environ.get("HTTP_COOKIE")
+                or environ.get("HTTP_AUTHORIZATION")):
+            return self.app(environ, start_response)
+        try:
+            state = self._state(int(found.group(1)))
+        except SQLAlchemyError:  # e.g. a connection the database dropped: the app's own path copes (pre-ping)
+            log.warning("the board cache could not read the board's state; passing the request on", exc_info=True)
+            state = None
+        if state is None:
+            return self.app(environ, start_response)
+        key = (state, environ.get("PATH_INFO"), environ.get("QUERY_STRING", ""), STAMP)
+        hit = self._kept(key)
+        if hit is not None:
+            return self._answer(hit, environ, start_response)
+        with self.lock:  # one thread builds a missing answer; the others asking for it wait and share it
+            flight = self.filling.setdefault(key, threading.Lock())
+        with flight:
+            hit = self._kept(key)
+            if hit is not None:
+                return self._answer(hit, environ, start_response)
+            try:
+                return self._fill(key, environ, start_response)
+            finally:
+                with self.lock:
+                    self.filling.pop(key, None)
+
+    def _state(self, phase_id: int) -> tuple[Any, ...] | None:
+        """Return the board state key of phase_id: remembered while the watch says nothing moved, else queried."""
+        watch = self.watch
+        trusted, generation = watch.listening, watch.generation  # read before the query: a change moves it
+        memo = self.memo.get(phase_id) if trusted else None
+        if memo is not None and memo[0] == generation and time.monotonic() < memo[1]:
+            return anonymous_key(phase_id, memo[2])
+        watch.start()
+        with self.engine.connect() as connection:
+            row = anonymous_row(connection, phase_id=phase_id)
+        if trusted and row is not None:
+            if len(self.memo) >= SIZE:
+                self.memo.clear()
+            self.memo[phase_id] = (generation, time.monotonic() + MAX_AGE_SECONDS, row)
+        return anonymous_key(phase_id, row)
+
+    def _kept(self, key: tuple[Any, ...]) -> Stored | None:
+        """Return the kept answer for key (marking it recently used), or None."""
+        with self.lock:
+            hit = self.stored.get(key)
+            if hit is not None:
+                self.stored.move_to_end(key)
+            return hit
+
+    def _answer(self, hit: Stored, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Send a kept response, or 304 when the client has it already."""
+        status, headers, body, etag = hit
+        if etag and etag in environ.get("HTTP_IF_NONE_MATCH", ""):
+            start_response("304 NOT MODIFIED", [(k, v) for k, v in headers if k.lower() not in ("content-length",
+                                                                                                   "content-type")])
+            return [b""]
+        start_response(status, headers)
+        return [body]
+
+    def _fill(self, key: tuple[Any, ...], environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Call the app; keep its answer when it is a shareable 200."""
+        captured: dict[str, Any] = {}
+
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            captured.update(status=status, headers=headers)
+            return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
+
+        result = self.app(environ, capture)
+        try:
+            body = b"".join(result)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        headers = captured.get("headers", [])
+        names = {k.lower(): v for k, v in headers}
+        if captured.get("status", "").startswith("200") and "etag" in names and "set-cookie" not in names:
+            with self.lock:
+                self.stored[key] = (captured["status"], headers, body, names["etag"])
+                while len(self.stored) > SIZE:
+                    self.stored.popitem(last=False)
+        return [body]
