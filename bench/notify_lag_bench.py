@@ -1,7 +1,7 @@
 """How long a PostgreSQL NOTIFY takes to reach a listening thread after the writer's commit returns.
 
 On PostgreSQL a serving process learns of a board change made by another process
-through LISTEN/NOTIFY (leaderboard/board_watch.py): until the notification arrives, an
+through LISTEN/NOTIFY (leaderboard/web/board_cache/watch.py): until the notification arrives, an
 anonymous reader in that process may still be answered from the state it remembered.
 This measures that window: one connection LISTENs in a thread (as board_watch does),
 another commits ``--count`` notifications, and the delay from each commit's return to

@@ -1,7 +1,7 @@
 """The WSGI app for bench/oracle_attacks.py: the real app, with issue 17's defence off when ORACLE_DEFENCE_OFF is set.
 
 ``gunicorn -c deploy/gunicorn.conf.py --pythonpath bench oracle_app:app``. The switches are
-module constants of services/visibility.py, so only the serving process can flip them: each
+module constants of disclosure/visibility.py, so only the serving process can flip them: each
 worker imports this module and flips them before it builds the app.
 """
 

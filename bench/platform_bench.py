@@ -6,7 +6,7 @@ private split, two views), ``--participants`` participants and ``--submissions``
 submissions (a fifth of the participants with a second method, some with metadata).
 ``--files`` distinct prediction files are scored for real (scoring.evaluate, per-item bits)
 and their results stored for every submission in bulk, then the board is built once
-through the services' own refresh (``board_events.board_changed``). Then it serves the
+through the writers' own refresh (``board.changes.board_changed``, behind ``ctx.board_changed``). Then it serves the
 instance with gunicorn as deployed (``deploy/gunicorn.conf.py``: 5 workers x 16 threads
 on this machine, no keep-alive) and measures, with an asyncio client on distinct
 loopback addresses, at 1 and 50 concurrent clients (closed loop: each client sends its

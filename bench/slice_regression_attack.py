@@ -2,7 +2,7 @@
 
 The attacker answers every item of a row yes, and in each upload answers a random half of
 k target items no instead; the row's shown accuracy is its exact accuracy on the row's
-grid with fresh noise (services/precision.on_grid and noise: every change of the file's
+grid with fresh noise (disclosure/precision.py's on_grid and noise: every change of the file's
 answers draws it anew). A least-squares fit of the readings on the design gives each target's
 effect (-1/n: the target was true, +1/n: false). Prints, per number of uploads, how many
 targets the fit gets right, and how many it claims with |t| > 3 (wrong ones too).

@@ -397,7 +397,7 @@ def login() -> Callable[[Any, User], None]:
         with test_client.session_transaction() as session:
             session["_user_id"] = str(user.id)
             session["_fresh"] = True
-            session["_session_version"] = version  # what a real login stores (leaderboard.security)
+            session["_session_version"] = version  # what a real login stores (leaderboard.web.security)
 
     return log_in
 

@@ -3,7 +3,7 @@
 The link carries a token signed with the instance's secret key (itsdangerous, salted
 for this one use) holding the account id and the address it was sent to; it expires
 after MAX_AGE. Confirmation is asked only while the instance sends mail
-(services/outbox.mail_enabled): without SMTP it is off and nobody is held back.
+(notify/outbox.py's mail_enabled): without SMTP it is off and nobody is held back.
 Accounts the operator creates (``flask --app app users create``, the demo) count as
 confirmed, and so did every account that existed before confirmation (migration 0008).
 The mail is queued in the same transaction as the account (accounts.register_user).

@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select
 
 from leaderboard.board.cells import NO_CELL, Cell
-from leaderboard.board.layout import BoardSpec
+from leaderboard.board.layout import BoardLayout
 from leaderboard.disclosure import LadderDecision, ladder_walk, probing_settings, rounded_to_step
 from leaderboard.models import Baseline, Phase, Score, ScoreCell, Submission, Team, User
 from leaderboard.platform import ServiceContext
@@ -100,7 +100,7 @@ def owners_of(ctx: ServiceContext, submission_ids: Iterable[int]) -> Owners:
     return Owners(frozenset(teams), frozenset(users), frozenset(baselines))
 
 
-def load_candidates(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
+def load_candidates(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout,
                     owners: Owners | None = None) -> list[Candidate]:
     """Return the phase's scored submissions (of some owners only) with their active score and views' cells."""
     query = (
@@ -131,7 +131,7 @@ def load_candidates(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
                                        created_at, public_primary, label_version, name, team)
         latest[sub_id] = score_id  # one active score per submission; a duplicate keeps the last
     wanted = set(latest.values())
-    metrics = list(dict.fromkeys([phase.primary_metric, *(v.metric for v in spec.views)]))
+    metrics = list(dict.fromkeys([phase.primary_metric, *(v.metric for v in layout.views)]))
     cells = select(ScoreCell.score_id, ScoreCell.board, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi,
                    ScoreCell.error)
     if owners is None:
@@ -160,13 +160,13 @@ def first_scored(ctx: ServiceContext, phase: Phase, submission_ids: list[int] | 
     return out
 
 
-def ladder_decisions(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec,
+def ladder_decisions(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout,
                      candidates: list[Candidate]) -> tuple[dict[int, LadderDecision], float] | None:
     """Return each participant submission's ladder decision and the step, or None when the ladder is off."""
     settings = probing_settings(phase)
     if not settings.ladder:
         return None
-    step = settings.step(spec.n_primary)
+    step = settings.step(layout.n_primary)
     order = first_scored(ctx, phase, [c.submission_id for c in candidates if not c.is_baseline])
     owners: dict[str, list[Candidate]] = defaultdict(list)
     for c in candidates:
@@ -217,10 +217,10 @@ def _laddered(cell: Cell, step: float) -> Cell:
     return value, lo, hi, cell[3]
 
 
-def entry_rows(*, phase: Phase, spec: BoardSpec, board: str, view_index: int, candidates: list[Candidate],
+def entry_rows(*, phase: Phase, layout: BoardLayout, board: str, view_index: int, candidates: list[Candidate],
                ladder: tuple[dict[int, LadderDecision], float] | None, pool: set[int] | None) -> list[dict[str, Any]]:
     """Return each entry's row of one view on one board (its best candidate), not yet ranked."""
-    metric, primary = spec.views[view_index].metric, phase.primary_metric
+    metric, primary = layout.views[view_index].metric, phase.primary_metric
     higher = higher_is_better(metric)
     laddered = ladder if board == "open" else None
     step = None if laddered is None else laddered[1]

@@ -2,7 +2,7 @@
 
 A score's cells are computed once, from its result object, the first time the board
 refreshes after it was recorded; the ranking then reads these few numbers and never the
-result object again. What a participant may see is services.visibility's rule, applied
+result object again. What a participant may see is disclosure.visibility's rule, applied
 as it stands on each board: "open" (the phase not closed: the public split while the
 private one is hidden) and "closed" (after close: the private split). Cells hold the
 figures before the ladder, which the ranking applies per participant (it depends on
@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import delete, exists, insert, select
 
-from leaderboard.board.layout import BOARDS, BoardSpec
+from leaderboard.board.layout import BOARDS, BoardLayout
 from leaderboard.disclosure import visible_results
 from leaderboard.models import Baseline, Board, Phase, Score, ScoreCell, Submission
 from leaderboard.platform import ServiceContext
@@ -44,11 +44,11 @@ def as_board(phase: Phase, board: str) -> Phase:
                  leaderboard_visibility=phase.leaderboard_visibility)
 
 
-def score_cells(results: dict[str, Any], *, phase: Phase, spec: BoardSpec,
+def score_cells(results: dict[str, Any], *, phase: Phase, layout: BoardLayout,
                 builtin: bool) -> Iterator[tuple[str, str, Cell]]:
-    """Yield (board, path, (value, lo, hi, error)) of every path of the spec as participants see it on each board.
+    """Yield (board, path, (value, lo, hi, error)) of every path of the layout as participants see it on each board.
 
-    A view's ranking metric is exact wherever visibility shows its slice (services/ranked_figures.py);
+    A view's ranking metric is exact wherever visibility shows its slice (disclosure/ranked_figures.py);
     other figures keep visibility's coarser grid, their step as the cell's error. docs/PROBING.md
     states what this costs.
     """
@@ -57,7 +57,7 @@ def score_cells(results: dict[str, Any], *, phase: Phase, spec: BoardSpec,
         part = shown
         if board == "closed" and phase.has_private_split:
             part = (shown.get("splits") or {}).get(shown_split(phase, board)) or {}
-        for path in spec.paths:
+        for path in layout.paths:
             yield board, path, read_path(part, path)
 
 
@@ -106,7 +106,7 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def ensure_cells(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec, board: Board,
+def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, board: Board,
                  submissions: set[int] | None = None) -> bool:
     """Compute the cells of active scores that have none (of the phase, or of some submissions); return if any.
 
@@ -114,10 +114,10 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec, board: B
     cells of retired scores are dropped.
     """
     session = ctx.session
-    changed = board.signature != spec.signature
+    changed = board.signature != layout.signature
     if changed:
         session.execute(delete(ScoreCell).where(ScoreCell.phase_id == phase.id))
-        board.signature = spec.signature
+        board.signature = layout.signature
         submissions = None
     scope = [Submission.phase_id == phase.id]
     if submissions is not None:
@@ -141,7 +141,7 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, spec: BoardSpec, board: B
         rows = [{"score_id": score_id, "phase_id": phase.id, "board": board_name, "path": path,
                  "value": cell[0], "lo": cell[1], "hi": cell[2], "error": cell[3]}
                 for score_id, result in results
-                for board_name, path, cell in score_cells(result, phase=phase, spec=spec, builtin=chunk[score_id])]
+                for board_name, path, cell in score_cells(result, phase=phase, layout=layout, builtin=chunk[score_id])]
         if rows:
             session.execute(insert(ScoreCell), rows)
     return changed or bool(missing)

@@ -3,7 +3,7 @@
 Writers call ``board_changed`` after committing a change that moves the board: a
 submission scored or re-scored, moderated or restored, a final selection changed, a
 phase opened, closed or reopened, its views or feedback settings edited. When it
-returns, every reader sees the board with that change (services/boards.py: the change
+returns, every reader sees the board with that change (board/versions.py: the change
 is announced, then the board is refreshed, or found already refreshed by a concurrent
 writer's refresh that read it).
 """

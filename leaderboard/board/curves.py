@@ -3,7 +3,7 @@
 The page overlays the view's five best ranked entries by default, or the entries the
 visitor ticks (at most ``MAX_CURVES``). Only ranked rows of the view's board qualify
 (never a baseline, a hidden or disqualified submission, or a submission that is not
-its entry's row), and each curve is its result object as services.visibility shows it
+its entry's row), and each curve is its result object as disclosure.visibility shows it
 to participants on that board: the public split while the phase is open (curve bins
 on their grid, none below ``min_slice_items`` answered items, no item counts while the
 private split is hidden), the private split after it closes. An entry whose row follows

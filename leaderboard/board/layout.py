@@ -39,12 +39,12 @@ TABLE5_METRICS = ("accuracy", "answer_rate")
 CURVE_ONLY = frozenset({"aurc"})
 """Overall metrics summarised by a curve on the submission page rather than shown as a default column."""
 PAIR_KEYS = (*PAIR_SHARES, "n_pairs")
-SPEC_CACHE = "board_specs"
-SPEC_CACHE_SIZE = 64
+LAYOUT_CACHE = "board_specs"
+LAYOUT_CACHE_SIZE = 64
 
 
 @dataclass(frozen=True)
-class BoardSpec:
+class BoardLayout:
     """A phase's views and every metric path its board keeps per score."""
 
     views: tuple[View, ...]
@@ -100,21 +100,21 @@ def headtail_metric(primary: str) -> str:
     return metric.name if metric is not None and usable else HEADTAIL_DEFAULT
 
 
-def cached_spec(ctx: ServiceContext, phase: Phase) -> BoardSpec:
-    """Return board_spec of the phase, kept per process while its label file and config stay the same."""
+def cached_layout(ctx: ServiceContext, phase: Phase) -> BoardLayout:
+    """Return board_layout of the phase, kept per process while its label file and config stay the same."""
     key = (ctx.settings.database_url, phase.id, phase.labels_sha256, phase.has_private_split,
            json.dumps(phase.task_config, sort_keys=True))
-    cache: dict[Any, BoardSpec] = ctx.runtime.caches.setdefault(SPEC_CACHE, {})  # type: ignore[assignment]
-    spec = cache.get(key)
-    if spec is None:
-        spec = board_spec(ctx, phase)
-        if len(cache) >= SPEC_CACHE_SIZE:
+    cache: dict[Any, BoardLayout] = ctx.runtime.caches.setdefault(LAYOUT_CACHE, {})  # type: ignore[assignment]
+    layout = cache.get(key)
+    if layout is None:
+        layout = board_layout(ctx, phase)
+        if len(cache) >= LAYOUT_CACHE_SIZE:
             cache.pop(next(iter(cache)), None)
-        cache[key] = spec
-    return spec
+        cache[key] = layout
+    return layout
 
 
-def board_spec(ctx: ServiceContext, phase: Phase) -> BoardSpec:
+def board_layout(ctx: ServiceContext, phase: Phase) -> BoardLayout:
     """Return what the phase's board shows, from its config and its label set."""
     labels = load_phase_labels(ctx, phase)
     views, primary = phase_views(phase), phase.primary_metric
@@ -134,7 +134,7 @@ def board_spec(ctx: ServiceContext, phase: Phase) -> BoardSpec:
     if pairs:
         paths.update(dict.fromkeys(f"pairs.{key}" for key in PAIR_KEYS))
     listed = tuple(paths)
-    return BoardSpec(views=views, primary=primary, overall=overall, buckets=buckets, headtail_metric=ht,
+    return BoardLayout(views=views, primary=primary, overall=overall, buckets=buckets, headtail_metric=ht,
                      breakdowns=breakdowns, pairs=pairs, n_public=n_public,
                      n_primary=slice_items(labels, primary), paths=listed,
                      ranked=frozenset(v.metric for v in views), signature=_signature(phase, listed))

@@ -99,11 +99,11 @@ class BoardPage:
 
 def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
     """Return the page model of a board answer: its rows with badges, tie bands and section cells."""
-    spec, view = board.spec, board.view
-    headtail = spec.headtail_paths()
-    fields = tuple((field, values) for field, values in spec.breakdowns if values)
-    pair_paths = tuple(f"pairs.{key}" for key in PAIR_KEYS) if spec.pairs else ()
-    wanted = [*headtail, *(p for f, _ in fields for p in spec.breakdown_paths(f)), *pair_paths]
+    layout, view = board.layout, board.view
+    headtail = layout.headtail_paths()
+    fields = tuple((field, values) for field, values in layout.breakdowns if values)
+    pair_paths = tuple(f"pairs.{key}" for key in PAIR_KEYS) if layout.pairs else ()
+    wanted = [*headtail, *(p for f, _ in fields for p in layout.breakdown_paths(f)), *pair_paths]
     cells = cells_of(ctx, board=board.board, rows=board.rows, paths=wanted)
     bands = _tie_bands(board)
     shown_cells_of = {r.score_id: shown_cells(cells.get(r.score_id, {}), step=r.ladder_step, withheld=r.withheld)
@@ -112,11 +112,11 @@ def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
         return any(c.get(path, (None,))[0] is not None for c in shown_cells_of.values())
 
     headtail = tuple(p for p in headtail if shown(p))
-    fields = tuple((f, values) for f, values in fields if any(shown(p) for p in spec.breakdown_paths(f)))
+    fields = tuple((f, values) for f, values in fields if any(shown(p) for p in layout.breakdown_paths(f)))
     rows = tuple(_page_row(r, board, shown_cells_of[r.score_id], headtail, fields, pair_paths, bands)
                  for r in board.rows)
     gap = bool(headtail) and headtail[-1].startswith("popularity.gap.")
-    groups = tuple((b, n) for b in spec.buckets if (n := sum(p.startswith(f"popularity.{b}.") for p in headtail)))
+    groups = tuple((b, n) for b in layout.buckets if (n := sum(p.startswith(f"popularity.{b}.") for p in headtail)))
     sorts = [("rank", "Rank"), (view.metric, path_label(view.metric)), *((c, path_label(c)) for c in board.columns),
              ("name", "Name"), ("submitted_at", "Submitted")]
     return BoardPage(
@@ -145,7 +145,7 @@ def _page_row(row: ShownRow, board: Leaderboard, cells: dict[str, Cell], headtai
         row=row, badges=badges(row.metadata), url=url if isinstance(url, str) else None,
         cells=tuple(row.columns.get(c, empty) for c in board.columns), tie_band=bands.get(row.position, -1),
         headtail=tuple(shown.get(p, empty) for p in headtail),
-        breakdowns=tuple(tuple(shown.get(p, empty) for p in board.spec.breakdown_paths(f)) for f, _ in fields),
+        breakdowns=tuple(tuple(shown.get(p, empty) for p in board.layout.breakdown_paths(f)) for f, _ in fields),
         pairs=tuple(shown.get(p, empty) for p in pairs))
 
 

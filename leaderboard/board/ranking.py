@@ -1,6 +1,6 @@
 """The leaderboard of a phase as a reader asks for it (SPEC §8.4): a view, a page, a sort, a search, filters.
 
-The rows come from the materialized board (services/boards.py, board_read.py): the
+The rows come from the materialized board (board/versions.py, board/read.py): the
 board while the phase is open, or after it closes, chosen now from the clock and the
 organizers' actions, so a phase closing by its end date shows its final ranking at once.
 Filters and sorting never re-rank: every row keeps the rank of the whole view. Sorting
@@ -18,7 +18,7 @@ from sqlalchemy.orm import joinedload
 
 from leaderboard.accounts import Actor, leaderboard_readable, phase_status, status_at
 from leaderboard.board.cells import shown_split
-from leaderboard.board.layout import BoardSpec, cached_spec
+from leaderboard.board.layout import BoardLayout, cached_layout
 from leaderboard.board.read import ShownRow, load_view, marked
 from leaderboard.board.rules import rule_sentence
 from leaderboard.board.versions import fresh_version
@@ -55,7 +55,7 @@ class Leaderboard:
     phase: Phase
     board: str  # "open" | "closed"
     split: str  # "public" | "private" | "all"
-    spec: BoardSpec
+    layout: BoardLayout
     view_index: int
     rule: str
     columns: tuple[str, ...]  # the view's columns that have a value in some row
@@ -73,7 +73,7 @@ class Leaderboard:
     @property
     def view(self) -> View:
         """Return the view shown."""
-        return self.spec.views[self.view_index]
+        return self.layout.views[self.view_index]
 
     @property
     def higher_is_better(self) -> bool:
@@ -105,7 +105,7 @@ def anonymous_row(connection: Connection, *, phase_id: int) -> tuple[Any, ...] |
     """Return the fields anonymous_key needs about a phase, from one small query (None: no such phase).
 
     It runs on every anonymous board read that cannot trust a remembered answer
-    (board_cache.py), so it is one Core query on a connection: an ORM session around it
+    (web/board_cache/middleware.py), so it is one Core query on a connection: an ORM session around it
     cost about eight times the query.
     """
     found = connection.execute(ANONYMOUS_STATE, {"phase_id": phase_id}).first()
@@ -147,13 +147,13 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
     if not readable and phase.leaderboard_visibility == "hidden":
         raise Forbidden("The organizers keep the leaderboard of this phase hidden.")
     version = fresh_version(ctx, phase_id=phase.id, board=stand)
-    spec = cached_spec(ctx, phase)
-    index = _view_index(spec, query.view)
+    layout = cached_layout(ctx, phase)
+    index = _view_index(layout, query.view)
     board = board_state(phase)
-    columns = spec.columns(index)
+    columns = layout.columns(index)
     loaded = load_view(ctx, phase_id=phase.id, board=board, view=index, version=version, columns=columns)
     rows = list(loaded.rows) if readable else []  # upcoming: no entry, not even a baseline
-    sort, order = _sort_of(spec, index, query)
+    sort, order = _sort_of(layout, index, query)
     picked = _sorted(_filtered(rows, query), sort=sort, order=order)
     per_page = max(len(picked), 1) if query.every_row else query.per_page
     pages = max(1, -(-len(picked) // per_page))
@@ -161,28 +161,28 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
     window = picked[(page - 1) * per_page: page * per_page]
     user_id, teams = _viewer(ctx, viewer, phase)
     top = loaded.top if readable else ()
-    return Leaderboard(phase=phase, board=board, split=shown_split(phase, board), spec=spec, view_index=index,
-                       rule=rule_sentence(phase, spec, board=board, view_index=index),
+    return Leaderboard(phase=phase, board=board, split=shown_split(phase, board), layout=layout, view_index=index,
+                       rule=rule_sentence(phase, layout, board=board, view_index=index),
                        columns=loaded.present if readable else (),
                        total=len(picked), entries=len(rows), page=page, per_page=per_page, sort=sort, order=order,
                        query=query, rows=marked(window, user_id=user_id, team_ids=teams), top=top,
                        version=loaded.version)
 
 
-def _view_index(spec: BoardSpec, name: str | None) -> int:
+def _view_index(layout: BoardLayout, name: str | None) -> int:
     """Return the index of the view called name (case-insensitive), the first view when none is asked for."""
     if not name:
         return 0
-    for index, view in enumerate(spec.views):
+    for index, view in enumerate(layout.views):
         if view.name.casefold() == name.strip().casefold():
             return index
-    raise InvalidInput(f"No view {name!r}; this phase's views: {', '.join(v.name for v in spec.views)}.")
+    raise InvalidInput(f"No view {name!r}; this phase's views: {', '.join(v.name for v in layout.views)}.")
 
 
-def _sort_of(spec: BoardSpec, index: int, query: BoardQuery) -> tuple[str, str]:
+def _sort_of(layout: BoardLayout, index: int, query: BoardQuery) -> tuple[str, str]:
     """Return the checked sort column and order; a metric sorts best first unless an order is given."""
-    view = spec.views[index]
-    valid = (*FIXED_SORTS, view.metric, *spec.columns(index))
+    view = layout.views[index]
+    valid = (*FIXED_SORTS, view.metric, *layout.columns(index))
     sort = query.sort or "rank"
     if sort not in valid:
         raise InvalidInput(f"Cannot sort by {sort!r}; sort by one of: {', '.join(dict.fromkeys(valid))}.")

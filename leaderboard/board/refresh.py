@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from leaderboard.board.build import entry_rows, ladder_decisions, load_candidates, owners_of, selection_pool
 from leaderboard.board.cells import ensure_cells
-from leaderboard.board.layout import BOARDS, board_spec
+from leaderboard.board.layout import BOARDS, board_layout
 from leaderboard.board.rank import previous_pairs, rank_rows
 from leaderboard.models import Board, BoardRow, Phase
 from leaderboard.platform import ServiceContext
@@ -31,14 +31,14 @@ KEY_FIELDS = ("phase_id", "board", "view", "entry")
 
 def rebuild(ctx: ServiceContext, *, phase: Phase, board: Board, dirty: set[int] | None) -> bool:
     """Bring the phase's rows up to date (every entry, or the owners of ``dirty`` submissions); True if any changed."""
-    spec = board_spec(ctx, phase)
+    layout = board_layout(ctx, phase)
     existing = _existing(ctx.session, phase.id)
-    if dirty is not None and (board.signature != spec.signature or not existing):
+    if dirty is not None and (board.signature != layout.signature or not existing):
         dirty = None  # the views or settings changed, or there is no board yet: everything
-    cells_changed = ensure_cells(ctx, phase=phase, spec=spec, board=board, submissions=dirty)
+    cells_changed = ensure_cells(ctx, phase=phase, layout=layout, board=board, submissions=dirty)
     owners = None if dirty is None else owners_of(ctx, dirty)
-    candidates = load_candidates(ctx, phase=phase, spec=spec, owners=owners)
-    ladder = ladder_decisions(ctx, phase=phase, spec=spec, candidates=candidates)
+    candidates = load_candidates(ctx, phase=phase, layout=layout, owners=owners)
+    ladder = ladder_decisions(ctx, phase=phase, layout=layout, candidates=candidates)
     pool = selection_pool(phase, candidates)
     grouped: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     for row in existing:
@@ -46,10 +46,10 @@ def rebuild(ctx: ServiceContext, *, phase: Phase, board: Board, dirty: set[int] 
     stale = None if owners is None else owners.keys()
     rows = []
     for board_name in BOARDS:
-        for index, view in enumerate(spec.views):
+        for index, view in enumerate(layout.views):
             old = grouped.get((board_name, index), [])
             kept = [] if stale is None else [dict(r) for r in old if _owner(r["entry"]) not in stale]
-            fresh = entry_rows(phase=phase, spec=spec, board=board_name, view_index=index, candidates=candidates,
+            fresh = entry_rows(phase=phase, layout=layout, board=board_name, view_index=index, candidates=candidates,
                                ladder=ladder, pool=pool)
             rows.extend(rank_rows(ctx, phase=phase, board=board_name, metric=view.metric, rows=kept + fresh,
                                   previous=previous_pairs(old)))

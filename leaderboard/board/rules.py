@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leaderboard.board.cells import shown_split
-from leaderboard.board.layout import BoardSpec, path_label
+from leaderboard.board.layout import BoardLayout, path_label
 from leaderboard.disclosure import probing_settings
 from leaderboard.models import Phase
 from scoring import higher_is_better
@@ -20,9 +20,9 @@ STAT_RANK_NOTE = ("Entries that share a statistical rank are statistically tied:
                   "against the entry ranked just above, on the same items (shown for accuracy and group accuracy).")
 
 
-def rule_sentence(phase: Phase, spec: BoardSpec, *, board: str, view_index: int) -> str:
+def rule_sentence(phase: Phase, layout: BoardLayout, *, board: str, view_index: int) -> str:
     """Return the ranking rule of one view on one board, as the page and the API state it."""
-    view = spec.views[view_index]
+    view = layout.views[view_index]
     higher = higher_is_better(view.metric)
     split = shown_split(phase, board)
     rule = (f"Each entry's best submission is ranked by {path_label(view.metric)} ({view.metric}) on "

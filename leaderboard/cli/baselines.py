@@ -2,7 +2,7 @@
 
 The operator's baselines belong to the system account; they are validated and scored
 like any upload and flagged on the board. ``--meta`` follows the entries' one rule
-(services/entries.py): parameters_b is a number, the three flags yes/no, the rest text.
+(entries/rules.py): parameters_b is a number, the three flags yes/no, the rest text.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 An instance upgraded to migration 0004 builds each phase's board on its first read; this
 command does it at once (e.g. as a release step), and recomputes every cell after a
-change of what cells hold (board_spec.CELLS_VERSION). Prints each phase and, last, how
+change of what cells hold (board/layout.py's CELLS_VERSION). Prints each phase and, last, how
 many boards it rebuilt.
 """
 

@@ -8,7 +8,7 @@ the shown best. Otherwise it is *held*: it shows the shown best and nothing else
 decision is computed from the stored exact ``public_primary`` values whenever it is read,
 so it needs no stored state and a rescore recomputes it consistently. The ladder governs
 feedback while the phase is not closed; after close the ranking uses exact scores. Its
-settings (step, on or off) are services/probing.py's.
+settings (step, on or off) are disclosure/probing.py's.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def public_item_count(results: dict[str, Any], path: str = "accuracy") -> int:
     """Return how many public items (all of them without splits) the slice of a metric path holds in a result.
 
     The ladder's default step is 1/sqrt of it: one answer must move the ranked figure by
-    less than half a step (board_spec.slice_items counts the same from the labels).
+    less than half a step (board/layout.py's slice_items counts the same from the labels).
     """
     public = (results.get("splits") or {}).get("public") or results
     parts = path.split(".")
@@ -167,7 +167,7 @@ def shown_primaries(ctx: ServiceContext, *, phase: Phase, submissions: list[Subm
 def primary_shown(results: dict[str, Any], *, phase: Phase) -> bool:
     """Return whether a file answers enough items of its primary metric's slice for the value to be shown at all.
 
-    The slice's answered items are counted over the whole file (as services/visibility.py
+    The slice's answered items are counted over the whole file (as disclosure/visibility.py
     counts them while a private split is hidden): below min_slice_items no page shows the
     value, not even under the ladder, so a file of two answers never reads their labels.
     """
@@ -211,7 +211,7 @@ NOT_SCORES = frozenset({"n", "n_items", "n_pairs", "incomplete_pairs", "lo", "hi
 def _rounded_tree(value: Any, step: float, key: str | None = None) -> Any:
     """Return a result tree with counts dropped and every score figure rounded to the step.
 
-    A slice already on a grid at least as coarse as the step (services/precision.py) is
+    A slice already on a grid at least as coarse as the step (disclosure/precision.py) is
     kept as it is: rounding it again would only move its figures off their grid.
     """
     if key in NOT_SCORES:

@@ -13,7 +13,7 @@ Organizers see everything. For anyone else:
   private split is hidden: whether a slice appears must not count public items);
   calibration figures and curves only with 100. Such a slice shows no counts and its
   figures, intervals included, on the grid its answered items support, dithered with
-  offsets drawn from the submission's own answers (services/precision.py): an exact
+  offsets drawn from the submission's own answers (disclosure/precision.py): an exact
   slice figure is a differencing oracle, open or closed, and offsets drawn from the
   exact figures an equality oracle.
 - Exact (4 decimals) are only the figures the phase ranks by (its views' metrics) where
@@ -24,10 +24,10 @@ Organizers see everything. For anyone else:
   figure would tell their labels. ``ece``, ``aurc``, risk-coverage points and reliability
   bins are on the grid, points and bins at least max(min_slice_items, N/20) items apart.
 - Built-in baselines show overall scores only. Under ``public_feedback: ladder`` the
-  public figures follow the ladder (services/probing.py).
+  public figures follow the ladder (disclosure/probing.py).
 
 Only known keys are passed on: a key added to the result object later stays hidden
-until it is listed here. services/redaction.py applies these rules and services/visibility.py
+until it is listed here. disclosure/redaction.py applies these rules and disclosure/visibility.py
 is the one entry (``visible_results``); the switches below are read as ``policy.NAME`` each
 time a result is redacted, so the attack suite's control runs can turn them off.
 docs/PROBING.md explains each rule with the attack it stops.
@@ -54,7 +54,7 @@ RATE_KEYS = frozenset({"accuracy", "answer_rate", "selective_accuracy", "f1", "m
                        "avg_macro_f1", "group_accuracy"})
 SHARES = ("both_correct", "head_only", "tail_only", "neither")
 SAMPLE_PRECISION = True
-"""Slices, calibration figures and curves reach participants on their sample's grid (services/precision.py);
+"""Slices, calibration figures and curves reach participants on their sample's grid (disclosure/precision.py);
 the attack suite's control runs turn it off."""
 FRESH_DRAWS = True
 """Dither offsets come from the submission's answers (any change draws afresh); the attack suite's control runs

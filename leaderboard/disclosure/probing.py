@@ -4,8 +4,8 @@ They are phase config keys (``min_slice_items``, ``public_feedback``, ``ladder_s
 ``min_answered``), checked by scoring's config loader. Phases created before they existed
 have none of them in ``task_config`` and get the defaults, which are on. What each one
 protects and costs is in docs/PROBING.md; which slices a participant sees is
-services/visibility.py's, and the ladder that decides which public score is shown is
-services/ladder.py's.
+disclosure/visibility.py's, and the ladder that decides which public score is shown is
+disclosure/ladder.py's.
 """
 from __future__ import annotations
 

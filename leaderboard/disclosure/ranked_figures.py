@@ -3,7 +3,7 @@
 A ranking by a value nobody can read is no ranking, and ordering by an exact value shown
 coarsely would leak the same bits through the order; so the figures the phase's views
 rank by (and its primary metric) are shown to 4 decimals wherever their slice is shown.
-Every other figure about hidden items is coarse (services/visibility.py). Each ranked
+Every other figure about hidden items is coarse (disclosure/visibility.py). Each ranked
 figure costs what an exact public score costs on Kaggle: flip one answer, read one
 label (docs/PROBING.md).
 """

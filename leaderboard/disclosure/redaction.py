@@ -1,7 +1,7 @@
 """The redaction of one result object for participants: each slice, table and curve as the rules allow.
 
-``SliceRules`` holds one phase's rules (services/disclosure_policy.py) and the notes to show
-with the result; services/visibility.py calls it. Every switch is read from the policy
+``SliceRules`` holds one phase's rules (disclosure/policy.py) and the notes to show
+with the result; disclosure/visibility.py calls it. Every switch is read from the policy
 module when a result is redacted (``policy.SAMPLE_PRECISION``), never copied at import.
 """
 

@@ -1,7 +1,7 @@
 """What of a results object may leave the server (SPEC §7, §12), rounded to 4 decimals: ``visible_results``.
 
-Organizers see everything; anyone else sees what services/disclosure_policy.py allows
-(its docstring states every rule), as services/redaction.py applies it. docs/PROBING.md
+Organizers see everything; anyone else sees what disclosure/policy.py allows
+(its docstring states every rule), as disclosure/redaction.py applies it. docs/PROBING.md
 explains each rule with the attack it stops.
 """
 

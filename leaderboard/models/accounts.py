@@ -22,7 +22,7 @@ class User(Base):
     is_organizer: Mapped[bool] = mapped_column(Boolean, default=False)
     # Bumped at logout: a session cookie carries the version it was issued under.
     session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    # When the owner followed the emailed confirmation link (services/confirmation.py); None: not confirmed.
+    # When the owner followed the emailed confirmation link (accounts/confirmation.py); None: not confirmed.
     # Asked only while the instance sends mail; accounts made by the operator count as confirmed.
     email_confirmed_at: Mapped[datetime | None] = mapped_column(DateTime)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

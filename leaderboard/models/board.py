@@ -12,9 +12,9 @@ from leaderboard.platform.db import Base
 
 
 class Board(Base):
-    """Where the materialized board of one phase stands (services/boards.py, docs/RANKING.md).
+    """Where the materialized board of one phase stands (board/versions.py, docs/RANKING.md).
 
-    ``wanted`` counts the changes writers announced (board_events.board_changed), ``built``
+    ``wanted`` counts the changes writers announced (``ctx.board_changed``: board/changes.py), ``built``
     the announced changes the rows reflect; ``version`` moves whenever the rows change
     and keys every cache of the board; ``signature`` names what the score cells were
     computed under (views, probing settings, splits): a new one recomputes them.
@@ -44,7 +44,7 @@ class ScoreCell(Base):
     """One figure of an active score as the board shows it: a metric path's value and interval on one board.
 
     ``board`` is "open" (the board while the phase is not closed) or "closed" (after close);
-    values are what participants may see there (services.visibility), before the ladder.
+    values are what participants may see there (disclosure.visibility), before the ladder.
     """
 
     __tablename__ = "score_cells"

@@ -21,9 +21,9 @@ class Competition(Base):
     slug: Mapped[str] = mapped_column(String(64), unique=True)
     title: Mapped[str] = mapped_column(String(200))
     description: Mapped[str] = mapped_column(Text, default="")
-    # The owner: the organizer who manages it (services/access.py); None: only the operator (CLI) does.
+    # The owner: the organizer who manages it (accounts/access.py); None: only the operator (CLI) does.
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    # Participants need an organizer's approval before they can submit (services/participation.py).
+    # Participants need an organizer's approval before they can submit (accounts/participation.py).
     requires_approval: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
@@ -56,7 +56,7 @@ class Participation(Base):
 class Phase(Base):
     """An ordered release of a competition with its own data, labels, limits and rules.
 
-    Status is derived (services.access.phase_status): an organizer override
+    Status is derived (accounts.access.phase_status): an organizer override
     (``state_override`` 'open' or 'closed') wins; otherwise the clock decides from
     ``start_at``/``end_at`` (no start date means upcoming until opened).
     """

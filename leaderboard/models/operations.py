@@ -55,7 +55,7 @@ class AuditEntry(Base):
 
 
 class MailOutbox(Base):
-    """One mail to send (services/outbox.py): written with the event that causes it, sent by a background sender.
+    """One mail to send (notify/outbox.py): written with the event that causes it, sent by a background sender.
 
     Due while ``sent_at`` is empty and ``next_attempt_at`` has come; each attempt moves
     ``next_attempt_at`` ahead first (the claim), so one sender at a time holds it and a

@@ -77,7 +77,7 @@ class Score(Base):
 
     Re-scoring retires the old row (``retired_at``) instead of overwriting it.
     ``results`` is the full, unrounded ``scoring.evaluate`` object: it may hold the
-    private split, so it is redacted (services.visibility) before leaving the server.
+    private split, so it is redacted (disclosure.visibility) before leaving the server.
     """
 
     __tablename__ = "scores"
@@ -120,7 +120,7 @@ class QuotaUsage(Base):
     """Submissions charged to one entry owner in one phase on one UTC day ('total' for all days).
 
     The owner is a team ("team:<id>"), whose members share the quota, or a user without a
-    team ("user:<id>"); services.quota.owner_key is the one spelling. Charged with one
+    team ("user:<id>"); entries.quota.owner_key is the one spelling. Charged with one
     conditional UPDATE (``used < limit``) so concurrent uploads can never exceed the
     limit; refunded on platform failures.
     """

@@ -3,7 +3,7 @@
 A mail is a row (models.MailOutbox) committed with the event that causes it (an account
 created, and later a submission scored, an announcement), so a request never waits for
 an SMTP server, a rolled-back event sends nothing, and a restart loses nothing. The
-sender (leaderboard/mail_sender.py in each serving process, or Celery beat's
+sender (leaderboard/workers/mail_sender.py in each serving process, or Celery beat's
 ``tailboard.send_mail``) calls ``deliver_due``: each due row is claimed with one
 conditional UPDATE that moves its next attempt CLAIM_SECONDS ahead, so several senders
 never send it twice at once, and a sender that dies mid-send leaves it due again later
@@ -40,7 +40,7 @@ MAX_ERROR = 2000
 
 
 class Transport(Protocol):
-    """Something that delivers one mail (leaderboard.smtp.SmtpTransport, or a test's)."""
+    """Something that delivers one mail (leaderboard.platform.smtp.SmtpTransport, or a test's)."""
 
     def send(self, message: EmailMessage) -> None:
         """Deliver the message; raise smtplib.SMTPException or OSError when it was not taken."""

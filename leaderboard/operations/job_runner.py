@@ -1,6 +1,6 @@
 """The one job runner (SPEC §10): web, API, CLI, the worker thread and the Celery task all run jobs here.
 
-``run_job`` claims the job (services/jobs.py), runs its kind's work, and ends it done or
+``run_job`` claims the job (operations/jobs.py), runs its kind's work, and ends it done or
 failed. The error written on a failed job is read by the competition's managers only
 (GET /api/v1/jobs/<id>, the progress page); participants never see a job.
 """

@@ -5,7 +5,7 @@ so a lost dispatch only delays it. A run claims it with a conditional UPDATE (qu
 running with a heartbeat older than stale_seconds: its process died) and a fresh token;
 every step of progress is another conditional UPDATE on that token, so a run that lost
 its claim (taken over, or superseded by a newer job on the same phase) stops at its next
-step without writing. The kinds' work lives in services/job_runner.py.
+step without writing. The kinds' work lives in operations/job_runner.py.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def import_phase(
     Forbidden, before the importer runs, unless actor manages the competition. A preview
     keeps the uploaded files under a token (``ImportResult.kept``); an import given that
     token instead of the files uses them, so the organizer uploads them once. With
-    ``private_percent`` a stratified private split is made (services/private_split.py).
+    ``private_percent`` a stratified private split is made (phase_data/private_split.py).
     """
     competition = managed_competition(ctx, slug=competition_slug, actor=actor)
     given = ImportSources(source, filename, originals, modified) if source is not None else None

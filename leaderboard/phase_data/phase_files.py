@@ -1,7 +1,7 @@
 """A phase's public files: the questions file and the starting kit.
 
 Questions go to ``ctx.storage`` under ``public/`` (the hidden label file is
-services/labelsets.py's, in ``ctx.labels``). The starting kit is built on request from
+phase_data/labelsets.py's, in ``ctx.labels``). The starting kit is built on request from
 the questions and the label set's ids, so it always matches the current label version.
 """
 

@@ -32,7 +32,7 @@ class Settings:
     trusted_proxies: int = 0
     https: bool = False  # served over HTTPS only: HSTS and Secure cookies (TAILBOARD_HTTPS=1)
     legacy_labels_dir: Path | None = None  # read-only fallback for label keys written before labels moved
-    # Recovery of platform failures (services/recovery.py): how often the sweep runs (0: no
+    # Recovery of platform failures (submissions/recovery.py): how often the sweep runs (0: no
     # embedded timer), when unfinished work counts as abandoned, the first retry delay
     # (doubling up to an hour), and the S3 connect/read timeout.
     sweep_seconds: float = 30.0
@@ -40,7 +40,7 @@ class Settings:
     retry_seconds: float = 30.0
     storage_timeout_seconds: float = 30.0
     api_ratelimit: str = "300 per minute"  # every API call of one token or address (a Flask-Limiter string)
-    # Mail (leaderboard/smtp.py, services/outbox.py): without an SMTP URL no mail is sent and email
+    # Mail (leaderboard/platform/smtp.py, notify/outbox.py): without an SMTP URL no mail is sent and email
     # confirmation is off. The outbox is sent every mail_seconds (0: no embedded sender thread).
     smtp_url: str | None = None
     mail_from: str | None = None

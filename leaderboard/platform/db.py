@@ -82,7 +82,7 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         stamp = shared_stamp(database) if database and database != ":memory:" else None
-        if stamp is not None:  # every process writing this file tells every reader on the host (board_watch.py)
+        if stamp is not None:  # every process writing this file tells every reader on the host (board_cache/watch.py)
             on_committed_write(engine, stamp.bump)
         return engine
     return create_engine(url, pool_pre_ping=True)

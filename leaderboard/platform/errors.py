@@ -1,4 +1,4 @@
-"""Domain errors raised by services; leaderboard/errors.py turns them into responses.
+"""Domain errors raised by services; leaderboard/web/errors.py turns them into responses.
 
 Every message is safe to show the user who caused it: it never quotes hidden labels.
 """

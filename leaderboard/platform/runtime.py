@@ -12,7 +12,7 @@ Dispatchers get a committed, queued submission scored: ``InlineDispatcher`` in t
 process right away, ``CeleryDispatcher`` by sending the task by name to the broker (the
 worker runs leaderboard/workers/celery_app.py). A dispatcher is called only after the submission is
 committed as queued, so a lost dispatch (a crash, a broker outage) leaves it queued, and
-the sweep dispatches it again once it has waited stale_seconds (services/recovery.py).
+the sweep dispatches it again once it has waited stale_seconds (submissions/recovery.py).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ MAIL_TASK = "tailboard.send_mail"
 
 
 class ScoreFunction(Protocol):
-    """Score one queued submission in the given context (services.scoring_runs.score_submission)."""
+    """Score one queued submission in the given context (submissions.scoring_runs.score_submission)."""
 
     def __call__(self, ctx: ServiceContext, *, submission_id: int) -> None:
         """Score the submission."""
@@ -67,7 +67,7 @@ class Dispatcher(Protocol):
 
 
 class JobFunction(Protocol):
-    """Run one background job in the given context (services.job_runner.run_job)."""
+    """Run one background job in the given context (operations.job_runner.run_job)."""
 
     def __call__(self, ctx: ServiceContext, *, job_id: int) -> None:
         """Run the job."""
@@ -182,7 +182,7 @@ class InlineDispatcher:
 
 
 class CeleryDispatcher:
-    """Send the scoring task by name to the broker; the worker runs leaderboard.tasks."""
+    """Send the scoring task by name to the broker; the worker runs leaderboard.workers.celery_app."""
 
     def __init__(self, celery_app: Any) -> None:
         self.celery_app = celery_app
@@ -221,7 +221,7 @@ def make_dispatcher(runtime: Runtime) -> Dispatcher:
 def make_job_dispatcher(runtime: Runtime) -> JobDispatcher:
     """Return the job dispatcher of the scoring mode: the Celery pool, else run in this process.
 
-    A serving process in embedded mode replaces it with its worker thread (leaderboard/job_worker.py).
+    A serving process in embedded mode replaces it with its worker thread (leaderboard/workers/job_worker.py).
     """
     dispatcher = runtime.dispatcher
     if isinstance(dispatcher, CeleryDispatcher):

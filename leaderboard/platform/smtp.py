@@ -6,7 +6,7 @@ from the start (port 465). User and password are optional and percent-decoded. Q
 options: ``timeout`` (seconds, default 30) and ``cafile`` (a CA bundle to trust, e.g. a
 private relay's). TLS verifies the server's certificate and name. The password never
 appears in a log line or a repr (``SmtpConfig.describe``). One connection per mail:
-services/outbox.py sends few, from a background sender.
+notify/outbox.py sends few, from a background sender.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ reader in any process on the host sees that something changed by comparing 8 byt
 of memory, with no system call and no query. SQLite databases are local files, so
 every writer of one runs on this host; a write made outside Tailboard's engines (the
 sqlite3 shell) does not touch the stamp, which is why readers also bound how long
-they trust it (board_watch.MAX_AGE_SECONDS).
+they trust it (web/board_cache/watch.py's MAX_AGE_SECONDS).
 """
 
 from __future__ import annotations
@@ -87,6 +87,6 @@ def shared_stamp(database: str) -> SharedStamp | None:
             _stamps[path] = SharedStamp(path, like=database)
         except OSError:
             log.warning("cannot open %s: this process's writes reach other processes' board reads only "
-                        "after board_watch.MAX_AGE_SECONDS", path, exc_info=True)
+                        "after the board watch's MAX_AGE_SECONDS", path, exc_info=True)
             return None
     return _stamps[path]

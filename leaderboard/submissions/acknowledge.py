@@ -4,7 +4,7 @@
 kept as failed with its errors and not charged; a valid one is charged and acknowledged
 (``queued``) in one transaction. When that commit fails, the row is read again to learn
 whether it went through, and only a committed acknowledgement is answered 202. A fresh
-upload (services/submissions.py) and a resumed one (services/recovery.py) both end here.
+upload (submissions/intake.py) and a resumed one (submissions/recovery.py) both end here.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Submissions: accept an upload (store it, then hand it to lifecycle.acknowledge_upload), list and show them.
+"""Submissions: accept an upload (store it, then hand it to acknowledge.acknowledge_upload), list and show them.
 
 The order of ``accept_submission`` is what keeps SPEC §7's promises: the file is stored
 and its row committed as ``received`` before anything else can fail; then
-``lifecycle.acknowledge_upload`` validates it, and charges and acknowledges it together.
+``acknowledge.acknowledge_upload`` validates it, and charges and acknowledges it together.
 A ``received`` row that no request acknowledged is never charged later
-(services/recovery.py settles it); a retry with the same Idempotency-Key resumes it
-(``recovery.finish_received``). Who may see a submission is decided in services/access.py.
+(submissions/recovery.py settles it); a retry with the same Idempotency-Key resumes it
+(``recovery.finish_received``). Who may see a submission is decided in accounts/access.py.
 """
 
 from __future__ import annotations

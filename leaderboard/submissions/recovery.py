@@ -2,7 +2,7 @@
 
 SPEC §7: every acknowledged (202) submission ends scored, or stays queued to be scored.
 Every way back from a crash lives here; the status changes themselves are
-services/lifecycle.py's conditional UPDATEs.
+submissions/claims.py's conditional UPDATEs.
 
 - A label file failing its integrity check is waited out: ``wait_for_labels`` refunds the
   charge at once and queues the submission again every LABEL_RETRY without counting an
@@ -14,12 +14,12 @@ services/lifecycle.py's conditional UPDATEs.
   was acknowledged and it will be scored. Only after MAX_ATTEMPTS (30: about a day of
   hourly retries) does it end ``failed``, and then its charge is refunded.
 - ``sweep`` runs every ``sweep_seconds`` (Celery beat in celery mode, a timer thread of
-  each web process in embedded mode: leaderboard/sweeper.py); ``requeue_unfinished`` is
+  each web process in embedded mode: leaderboard/workers/sweeper.py); ``requeue_unfinished`` is
   the release step's and an operator's ``flask --app app requeue``. Both dispatch queued
   submissions that are due, take back ``scoring`` ones whose attempt started more than
   ``stale_seconds`` ago (a killed worker: that counts as an attempt), and queue again the
   platform failures recorded as final before retries existed.
-- Every pick-up is a conditional UPDATE on the row's current state (``lifecycle.claim``),
+- Every pick-up is a conditional UPDATE on the row's current state (``claims.claim``),
   and a scoring run records its result only while it still holds its own claim
   (scoring_runs), so concurrent sweepers never score one submission twice.
 - Uploads never acknowledged: a ``received`` row is a file stored by a request that did

@@ -68,7 +68,7 @@ def record_score(
     """Store a result as the submission's one active score and mark it scored, if the run still holds its claim.
 
     ``correctness`` (scoring.correctness) is kept as bits for the board's McNemar test; the
-    caller announces the change to the board (board_events.board_changed) once committed.
+    caller announces the change to the board (``ctx.board_changed``) once committed.
     """
     if not claim(ctx, submission.id, held_by(claimed), status="scored", failure_detail=None,
                  next_attempt_at=None, scoring_started_at=None):

@@ -1,6 +1,6 @@
 """The long-tail charts of a submission (SPEC §11) as view models: data for the canvas, rows for the table.
 
-Built from a result object as services.visibility shows it (so only what the viewer may
+Built from a result object as disclosure.visibility shows it (so only what the viewer may
 see): the popularity curve (accuracy per popularity bin with its interval and the answer
 rate), the risk–coverage curve with ``aurc``, and the reliability diagram behind ``ece``.
 Each chart has a table and a one-sentence summary as its text alternatives; the page

@@ -1,6 +1,6 @@
 """Flask-WTF forms of the participants' pages (log in, register, upload, teams); every form carries a CSRF token.
 
-The organizer pages' forms are in organizer_forms.py; both take their rules from the services
+The organizer pages' forms are in web/organizer_forms.py; both take their rules from the services
 (the email rule, the metadata keys).
 """
 

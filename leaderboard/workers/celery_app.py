@@ -1,15 +1,15 @@
-"""The Celery app of the scale-out deployment: ``celery -A leaderboard.tasks worker`` and ``... beat``.
+"""The Celery app of the scale-out deployment: ``celery -A leaderboard.workers.celery_app worker`` and ``... beat``.
 
-The web process sends ``tailboard.score_submission`` by name (leaderboard/runtime.py's CeleryDispatcher);
+The web process sends ``tailboard.score_submission`` by name (leaderboard/platform/runtime.py's CeleryDispatcher);
 this module is imported only by workers and beat. A submission is committed as queued
 before it is sent, the task is acknowledged only after it ran (``task_acks_late``), and
 a worker process killed mid-task gives the message back (``task_reject_on_worker_lost``).
 A whole worker killed leaves its message unacknowledged in Redis until the visibility
 timeout (stale_seconds, not Redis's default hour) and its submission ``scoring``: beat
 runs ``tailboard.sweep`` every sweep_seconds, which takes such a submission back once its
-attempt is older than stale_seconds and dispatches it again (services/recovery.py).
+attempt is older than stale_seconds and dispatches it again (submissions/recovery.py).
 Nobody has to run ``flask requeue``. With mail on, beat also runs ``tailboard.send_mail``
-every mail_seconds: the outbox's due mails (services/outbox.py) go out from a worker.
+every mail_seconds: the outbox's due mails (notify/outbox.py) go out from a worker.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Embedded mode's job worker: a daemon thread per serving process runs background jobs (SPEC §10).
 
-In celery mode the Celery pool runs them (leaderboard.tasks) and this module stays idle.
+In celery mode the Celery pool runs them (leaderboard.workers.celery_app) and this module stays idle.
 The thread starts with the first request a process serves or the first job it is
 handed, never in ``create_app``: ``flask --app app ...`` commands run their jobs in the
 foreground, and a preloading master forks before any thread exists. Between jobs it
 looks every few seconds for jobs nobody runs (queued ones whose dispatch was lost, and
-running ones whose process died: services/jobs.py), so a restarted instance resumes
+running ones whose process died: operations/jobs.py), so a restarted instance resumes
 them. Several processes looking at once is safe: each pick-up is a conditional UPDATE.
 Off in tests (``testing``), where jobs run inline unless a test starts a worker.
 """

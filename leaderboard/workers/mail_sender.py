@@ -1,10 +1,10 @@
 """The embedded-mode mail sender: a daemon thread in each serving process sends the outbox every mail_seconds.
 
-In celery mode, Celery beat schedules the same delivery on a worker (leaderboard.tasks,
-``tailboard.send_mail``). Like the sweep (sweeper.py), the thread starts with the first
+In celery mode, Celery beat schedules the same delivery on a worker (leaderboard.workers.celery_app,
+``tailboard.send_mail``). Like the sweep (workers/sweeper.py), the thread starts with the first
 request a process serves, not in ``create_app``: ``flask --app app ...`` commands and a
 preloading master never run one. Several processes sending at once is safe: each mail
-is claimed with a conditional UPDATE (services/outbox.py). Only while mail is on
+is claimed with a conditional UPDATE (notify/outbox.py). Only while mail is on
 (TAILBOARD_SMTP_URL); not started in tests (``testing``), which call ``run_once``.
 """
 

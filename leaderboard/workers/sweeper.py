@@ -1,10 +1,10 @@
 """The embedded-mode sweep: a daemon thread in each serving process runs recovery.sweep every sweep_seconds.
 
-In celery mode, Celery beat schedules the same sweep on a worker (leaderboard.tasks).
+In celery mode, Celery beat schedules the same sweep on a worker (leaderboard.workers.celery_app).
 The thread starts with the first request a process serves, not in ``create_app``:
 ``flask --app app ...`` commands and a preloading master never run one, and every
 forked worker starts its own. Several processes sweeping at once is safe: each
-pick-up is a conditional UPDATE (services/recovery.py). Off in tests (``testing``)
+pick-up is a conditional UPDATE (submissions/recovery.py). Off in tests (``testing``)
 and with ``TAILBOARD_SWEEP_SECONDS=0``.
 """
 

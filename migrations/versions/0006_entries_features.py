@@ -5,7 +5,7 @@ Revises: 0005
 Create Date: 2026-11-25 05:30:00
 
 quota_usage.user_id becomes quota_usage.owner, "user:<id>" or "team:<id>"
-(services.quota.owner_key), unique per (phase, owner, day): members of a team share one
+(entries.quota.owner_key), unique per (phase, owner, day): members of a team share one
 row, charged with the same conditional UPDATE as before. Existing rows keep their
 counts as "user:<id>" (no team had submitted before this revision).
 """

@@ -5,8 +5,8 @@ Revises: 0006
 Create Date: 2026-11-25 11:10:00
 
 What an anonymous board read answers depends on those three tables only
-(services/ranking.anonymous_key). Every serving process LISTENs on the channel
-(leaderboard/board_watch.py), so between two notifications it may answer repeated
+(board/ranking.py's anonymous_key). Every serving process LISTENs on the channel
+(leaderboard/web/board_cache/watch.py), so between two notifications it may answer repeated
 anonymous reads without asking the database. Triggers, not the application, send the
 notification, so no writer can forget it: web requests, Celery workers on other hosts,
 the flask CLI and hand-written SQL alike. PostgreSQL delivers a notification when its

@@ -8,9 +8,9 @@ competitions.requires_approval (off for every existing competition) and the
 participations table: one row per account that asked to take part in a competition
 requiring approval. users.email_confirmed_at: accounts that exist before this revision
 count as confirmed (set to their creation time), so switching mail on later locks
-nobody out; new ones confirm by the emailed link (services/confirmation.py). mail_outbox:
+nobody out; new ones confirm by the emailed link (accounts/confirmation.py). mail_outbox:
 mails written with the event that causes them and sent by a background sender
-(services/outbox.py).
+(notify/outbox.py).
 """
 
 from __future__ import annotations

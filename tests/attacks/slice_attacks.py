@@ -4,7 +4,7 @@ Each attack uploads a reference file and files that change a few chosen items, r
 what a participant sees through the API, and claims an item's status (its label, or
 ``PRIVATE``) only when every hypothesis consistent with the figures agrees on it. A figure
 is taken to be exact within half a unit of its 4th decimal, or within one ``grid`` step
-when the slice carries a grid (services/precision.py: a dithered figure lies within one
+when the slice carries a grid (disclosure/precision.py: a dithered figure lies within one
 step of the exact one). Claims wrong under the truth are counted by the tests too.
 """
 

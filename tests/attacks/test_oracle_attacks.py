@@ -2,7 +2,7 @@
 
 Each defended run asserts the attack does no better than a coin under the defaults
 (right - wrong <= 3 sqrt(n) over its n claims, or no claims at all); each twin turns one
-switch of services/visibility.py off and asserts the same attack code recovers (nearly)
+switch of disclosure/visibility.py off and asserts the same attack code recovers (nearly)
 everything, so the defended test can fail:
 
 - ``FRESH_DRAWS``: a coarse figure's dither is drawn from a server key and the file's own

@@ -1,7 +1,7 @@
 """Slice differencing (QA's A, B, C of "Label secrecy, part 2") on a CoLoTa-shaped phase, SQLite and PostgreSQL.
 
 Defaults: every slice but overall is shown without counts, on its sample's grid, with noise
-(services/precision.py), and risk-coverage points are at least N/20 items apart on the
+(disclosure/precision.py), and risk-coverage points are at least N/20 items apart on the
 grid. Each defended run asserts the attack does no better than a coin under the defaults
 (its model of a figure within one step is wrong a third of the time, so it may claim at
 random); each control

@@ -90,7 +90,7 @@ def test_the_release_step_migrates_then_requeues() -> None:
     procfile = dict(line.split(": ", 1) for line in (DEPLOY / "Procfile").read_text().splitlines())
     assert procfile["release"].startswith("alembic upgrade head")
     assert procfile["web"].startswith("gunicorn -c deploy/gunicorn.conf.py app:app")
-    assert procfile["worker"].startswith("celery -A leaderboard.tasks worker")
+    assert procfile["worker"].startswith("celery -A leaderboard.workers.celery_app worker")
 
 
 def test_systemd_accepts_the_units(tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_env_example_lists_every_spec_variable() -> None:
 
 def test_env_example_lists_every_variable_the_code_reads() -> None:
     text = (DEPLOY / "env.example").read_text()
-    sources = [PROJECT_ROOT / "leaderboard" / "config.py", DEPLOY / "gunicorn.conf.py",
+    sources = [PROJECT_ROOT / "leaderboard" / "platform/config.py", DEPLOY / "gunicorn.conf.py",
                PROJECT_ROOT / "scoring" / "labels" / "cache.py"]
     read = {name for path in sources
             for name in re.findall(r"\b((?:TAILBOARD|GUNICORN)_[A-Z_]+|WEB_CONCURRENCY|FORWARDED_ALLOW_IPS)\b",

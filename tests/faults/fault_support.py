@@ -140,7 +140,7 @@ def celery_worker(app: str, env: dict[str, str], log_path: Path) -> Process:
 
 def celery_beat(env: dict[str, str], tmp_path: Path) -> Process:
     """Return Tailboard's Celery beat (it sends the sweep every TAILBOARD_SWEEP_SECONDS)."""
-    return celery("leaderboard.tasks", "beat", "--schedule", str(tmp_path / "beat-schedule"), env=env,
+    return celery("leaderboard.workers.celery_app", "beat", "--schedule", str(tmp_path / "beat-schedule"), env=env,
                   log_path=tmp_path / "beat.log")
 
 

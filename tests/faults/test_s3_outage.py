@@ -99,7 +99,8 @@ def test_uploads_scored_while_s3_is_down_fail_first_and_are_scored_when_it_retur
     instance = make_instance(env, participants=1)
     runtime = instance.runtime()
     ids = queue_uploads(runtime, instance, count=5)  # acknowledged and sent; no worker runs yet
-    beat, worker = celery_beat(env, tmp_path), celery_worker("leaderboard.tasks", env, tmp_path / "worker.log")
+    beat = celery_beat(env, tmp_path)
+    worker = celery_worker("leaderboard.workers.celery_app", env, tmp_path / "worker.log")
     try:
         s3_server.kill()
         beat.start()

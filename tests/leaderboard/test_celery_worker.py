@@ -1,4 +1,4 @@
-"""Scaled-out scoring: the web side queues on Redis, a real ``celery -A leaderboard.tasks worker`` scores.
+"""Scaled-out scoring: the web side queues on Redis, a real ``celery -A leaderboard.workers.celery_app worker`` scores.
 
 Uses the Redis server at 127.0.0.1:6379 (database 13, so other users of that server
 are not disturbed) and, for the PostgreSQL run, the server at 127.0.0.1:5432.
@@ -82,13 +82,13 @@ def web_runtime(instance_env: dict[str, str]) -> Iterator[Runtime]:
 
 
 class Worker:
-    """A ``celery -A leaderboard.tasks worker`` subprocess with its log in a file."""
+    """A ``celery -A leaderboard.workers.celery_app worker`` subprocess with its log in a file."""
 
     def __init__(self, env: dict[str, str], log_path: Path) -> None:
         self.log_path = log_path
         self.log = log_path.open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "leaderboard.tasks", "worker", "--loglevel=INFO",
+            [sys.executable, "-m", "celery", "-A", "leaderboard.workers.celery_app", "worker", "--loglevel=INFO",
              "--concurrency=1", "--without-gossip", "--without-mingle", "--without-heartbeat",
              "--hostname", f"tailboard-test-{uuid.uuid4().hex[:8]}@%h",
              # with its beat, as deployed (deploy/tailboard-beat.service): the sweep re-sends what is

@@ -1,4 +1,4 @@
-"""The chart view models (leaderboard/charts.py): what the canvases draw and the sentences that stand for them."""
+"""The chart view models (leaderboard/web/charts.py): what the canvases draw and the sentences that stand for them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A phase's stored config (services.labelsets.config_to_json) reads back as the same checked config."""
+"""A phase's stored config (phase_data.labelsets.config_to_json) reads back as the same checked config."""
 
 from __future__ import annotations
 

@@ -153,7 +153,7 @@ def test_a_corrupted_label_file_fails_the_scoring_run_loudly_and_is_never_used(
     assert quota.quota_status(ctx, phase=phase, user=user).used_today == 1
     original = corrupt(ctx, phase)
     ctx.runtime.caches.clear()  # the worker is another process: nothing parsed yet
-    with caplog.at_level(logging.ERROR, logger="leaderboard.services.labelsets"):
+    with caplog.at_level(logging.ERROR, logger="leaderboard.phase_data.labelsets"):
         scoring_runs.score_submission(ctx, submission_id=submission.id)
     ctx.session.expire_all()
     assert ctx.session.scalars(select(Score).where(Score.submission_id == submission.id)).all() == []

@@ -1,6 +1,6 @@
 """Alembic rules: one head, migrations build exactly the models' schema, downgrade works.
 
-When leaderboard/models.py changes, the drift test fails until a new revision exists:
+When leaderboard/models/ changes, the drift test fails until a new revision exists:
 `alembic revision --autogenerate -m "..."` against a database at head, then review it.
 """
 
@@ -86,7 +86,7 @@ def test_alembic_upgrade_head_from_the_project_root_creates_the_default_sqlite_f
         "import sys\n"
         "from alembic.config import main\n"
         "main(argv=['upgrade', 'head'])\n"
-        "flask_app = [m for m in sys.modules if m == 'app' or m.startswith('leaderboard.views')]\n"
+        "flask_app = [m for m in sys.modules if m == 'app' or m.startswith('leaderboard.web')]\n"
         "assert not flask_app, f'env.py imported the Flask app: {flask_app}'\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], check=False, cwd=PROJECT_ROOT, env=env, capture_output=True,

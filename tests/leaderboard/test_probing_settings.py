@@ -1,4 +1,4 @@
-"""SPEC §12 settings from the CLI and the services, and the ladder's decisions (services.probing)."""
+"""SPEC §12 settings from the CLI and the services, and the ladder's decisions (disclosure.probing)."""
 
 from __future__ import annotations
 

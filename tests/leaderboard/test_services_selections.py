@@ -113,10 +113,11 @@ def test_a_rejected_file_cannot_be_selected(ctx, phase, make_user):
 
 
 def test_every_change_tells_the_board(ctx, phase, make_user, make_predictions, monkeypatch):
-    calls: list[int] = []
-    monkeypatch.setattr(selections, "board_changed", lambda ctx, *, phase_id: calls.append(phase_id))
     alice = make_user()
     sub = upload(ctx, phase, alice, make_predictions())
+    calls: list[int] = []  # the runtime's hook, as the composition root wires it (board.changes.board_changed)
+    monkeypatch.setattr(ctx.runtime, "board_changed",
+                        lambda ctx, *, phase_id, submission_ids=None: calls.append(phase_id))
     selections.select_submission(ctx, submission_id=sub.id, user=alice)
     selections.unselect_submission(ctx, submission_id=sub.id, user=alice)
     assert calls == [phase.id, phase.id]

@@ -26,7 +26,7 @@ def start(settings: Settings, **overrides: Any) -> Any:
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
     """Return the WARNING lines the start checks logged."""
-    return [r.getMessage() for r in caplog.records if r.name == "leaderboard.start_checks"
+    return [r.getMessage() for r in caplog.records if r.name == "leaderboard.organizing.start_checks"
             and r.levelno == logging.WARNING]
 
 
@@ -36,7 +36,7 @@ def test_start_lists_ownerless_competitions_with_the_command_that_fixes_each(
     make_competition("zeta")
     make_competition("alpha")
     make_competition("owned", created_by=make_organizer())
-    with caplog.at_level(logging.WARNING, logger="leaderboard.start_checks"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.organizing.start_checks"):
         start(settings)
     [line] = [w for w in warnings_of(caplog) if OWNERLESS in w]
     assert "2 competition(s)" in line and "alpha, zeta" in line and "owned" not in line
@@ -48,24 +48,24 @@ def test_no_warning_when_every_competition_has_an_owner(settings: Settings, make
                                                         make_organizer: Callable[..., User],
                                                         caplog: pytest.LogCaptureFixture) -> None:
     make_competition(created_by=make_organizer())
-    with caplog.at_level(logging.WARNING, logger="leaderboard.start_checks"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.organizing.start_checks"):
         start(settings)
     assert not [w for w in warnings_of(caplog) if OWNERLESS in w]
 
 
 def test_start_says_mail_and_confirmation_are_off_without_smtp(settings: Settings,
                                                                caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="leaderboard.start_checks"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.organizing.start_checks"):
         start(settings)
     assert any("sends no mail" in w and "confirmation" in w and "off" in w for w in warnings_of(caplog))
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="leaderboard.start_checks"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.organizing.start_checks"):
         start(settings, smtp_url="smtp://127.0.0.1:2525", mail_from="tb@example.org")
     assert not any("sends no mail" in w for w in warnings_of(caplog))
 
 
 def test_an_unmigrated_database_does_not_stop_the_start(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="leaderboard.start_checks"):
+    with caplog.at_level(logging.INFO, logger="leaderboard.organizing.start_checks"):
         app = create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels", "testing": True})
     app.extensions["tailboard"].engine.dispose()
     assert any("could not look for competitions" in r.getMessage() for r in caplog.records)

@@ -1,4 +1,4 @@
-"""Anonymous board reads trust a remembered state only until a change is signalled (board_watch.py).
+"""Anonymous board reads trust a remembered state only until a change is signalled (web/board_cache/watch.py).
 
 These run on a database built by the migrations (PostgreSQL's notifying triggers are in
 0007). "Elsewhere" is a separate engine, as a Celery worker or another gunicorn worker
@@ -110,7 +110,7 @@ def test_a_remembered_read_asks_nothing_and_a_change_elsewhere_is_notified(app, 
 
 @pytest.mark.backends("sqlite")
 def test_a_change_in_another_process_on_sqlite_is_seen_at_once(app, client, board, database_url):
-    script = ("import sys; from sqlalchemy import text; from leaderboard.db import make_engine\n"
+    script = ("import sys; from sqlalchemy import text; from leaderboard.platform.db import make_engine\n"
               "with make_engine(sys.argv[1]).begin() as c:\n"
               "    c.execute(text(\"UPDATE phases SET name = 'Renamed by a worker'\"))")
     subprocess.run([sys.executable, "-c", script, database_url], cwd=ROOT, check=True, timeout=60)

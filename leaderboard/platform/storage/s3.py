@@ -24,7 +24,7 @@ def client_config(timeout: float) -> Config:
     scoring run waiting minutes on a frozen server. Here each try waits at most ``timeout``
     (TAILBOARD_STORAGE_TIMEOUT) and botocore's standard mode retries a few times
     (AWS_MAX_ATTEMPTS changes how many); beyond that a StorageError reaches the caller,
-    and scoring retries it later (services/recovery.py).
+    and scoring retries it later (submissions/recovery.py).
     """
     return Config(connect_timeout=min(timeout, 10.0), read_timeout=timeout, retries={"mode": "standard"})
 

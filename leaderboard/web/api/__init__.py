@@ -1,7 +1,7 @@
 """The JSON API at /api/v1 (SPEC §5): bearer tokens, no cookies, no CSRF, OpenAPI from code.
 
 Handlers live in one module per noun and each calls one service; errors become
-``{"error", "details"}`` in leaderboard/errors.py.
+``{"error", "details"}`` in leaderboard/web/errors.py.
 """
 
 from __future__ import annotations

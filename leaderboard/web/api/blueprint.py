@@ -1,8 +1,8 @@
 """The API's blueprint: bearer tokens only (no cookies, so no CSRF), rate-limited per token.
 
 Each handler module (competitions, docs, phases, submissions) registers its routes on
-``bp``; ``leaderboard.views.api.init_app`` imports them all and mounts it at /api/v1.
-Ids in paths use the app's ``id`` converter (leaderboard/converters.py).
+``bp``; ``leaderboard.web.api.init_app`` imports them all and mounts it at /api/v1.
+Ids in paths use the app's ``id`` converter (leaderboard/web/converters.py).
 """
 
 from __future__ import annotations

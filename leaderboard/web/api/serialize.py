@@ -129,7 +129,7 @@ def leaderboard(board: Leaderboard) -> schemas.Leaderboard:
         phase_id=board.phase.id,
         view=schemas.LeaderboardView(name=view.name, metric=view.metric, label=path_label(view.metric),
                                      higher_is_better=board.higher_is_better, columns=list(board.columns)),
-        views=[v.name for v in board.spec.views],
+        views=[v.name for v in board.layout.views],
         split=board.split,  # type: ignore[arg-type]
         primary_metric=board.phase.primary_metric,
         rule=board.rule,

@@ -7,8 +7,8 @@ so each process keeps the last such responses, headers included, and answers a r
 read with at most one small query and no Flask request at all (304 when the ETag matches).
 A request with a cookie or an Authorization header, a board with changes pending, or
 anything else goes to the app; a response is kept only when the app marked it shareable
-(an ETag from views/page_cache, no Set-Cookie). Like nginx's proxy cache, but it knows
-when the board moved: it remembers a board's state until board_watch.py says it may
+(an ETag from board_cache/pages.py, no Set-Cookie). Like nginx's proxy cache, but it knows
+when the board moved: it remembers a board's state until web/board_cache/watch.py says it may
 have changed (on SQLite, at once from any process on the host; on PostgreSQL, this
 process's commits at once and other processes' when their NOTIFY arrives), and asks the
 database (one Core query) whenever it cannot trust what it remembers.

@@ -1,6 +1,6 @@
 """Whether what an anonymous board read depends on may have changed since a given moment.
 
-The board cache (board_cache.py) would ask the database for a board's state on every
+The board cache (web/board_cache/middleware.py) would ask the database for a board's state on every
 anonymous read. At 50 concurrent readers on a small machine that query, not the cached
 answer, set the latency (on PostgreSQL two round trips; on SQLite a few system calls,
 each a chance for another thread to take the interpreter). So each serving process
