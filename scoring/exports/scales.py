@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from scoring.exports.model import ExportError
 from scoring.metrics.paths import DIFFERENCES, resolve_path
-from scoring.metrics.registry import METRICS, PAIR_SHARES
 from scoring.types import TaskType
 
 _IDS: dict[str, tuple[str, str]] = {
@@ -76,11 +75,6 @@ def metric_scale(path: str, *, task_type: TaskType) -> MetricScale:
     return MetricScale(path=path, metric=resolved.metric, slice=slice_name,
                        higher_is_better=resolved.higher_is_better, min_score=low, max_score=high,
                        unit=unit, metric_id=metric_id, kind=kind)
-
-
-def exported_metrics() -> tuple[str, ...]:
-    """Return every metric name and pair share the exports can name (the registry's, in its order)."""
-    return (*METRICS, *PAIR_SHARES)
 
 
 def check_in_range(scale: MetricScale, value: float, *, where: str) -> None:
