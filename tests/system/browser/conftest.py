@@ -15,7 +15,7 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "screenshots"
 
 
 @pytest.fixture

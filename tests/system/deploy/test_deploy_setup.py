@@ -14,7 +14,7 @@ import pytest
 
 from leaderboard.platform import Settings
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = PROJECT_ROOT / "deploy"
 UNITS = ["tailboard-release.service", "tailboard-web.service", "tailboard-worker.service"]
 STATE = "/var/lib/tailboard"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_long_tail_charts import answers, labels, upload
+from charts_world import answers, labels, upload
 
 from leaderboard.models import User
 from leaderboard.platform import ServiceContext

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from ports import free_port, wait_for_port
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 SLOW_CLIENTS = 12
 

@@ -1,6 +1,6 @@
 """Tailboard's Celery app with every scoring run slowed down, so a test can kill a worker mid-task.
 
-``celery -A slow_tasks worker`` (with tests/faults on PYTHONPATH). FAULT_SCORING_DELAY
+``celery -A slow_tasks worker`` (with tests/system/faults on PYTHONPATH). FAULT_SCORING_DELAY
 seconds (default 3) are spent before each evaluation; everything else is leaderboard.workers.celery_app.
 """
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from ports import free_port, wait_for_port
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = PROJECT_ROOT / "deploy"
 BIN = Path(sys.executable).parent
 SPEC_VARIABLES = ["DATABASE_URL", "TAILBOARD_DATA_DIR", "TAILBOARD_STORAGE", "SECRET_KEY",

@@ -34,7 +34,7 @@ from leaderboard.models import QuotaUsage, Submission, User
 from leaderboard.platform import Runtime, Settings, build_runtime
 from leaderboard.submissions import score_submission
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 LABELS = b"".join(json.dumps({"id": f"q{i}", "label": i % 2 == 0, "category": "ab"[i % 2]}).encode() + b"\n"
                   for i in range(40))
 PREDICTIONS = b"id,prediction\n" + b"".join(f"q{i},{'yes' if i % 3 else 'no'}\n".encode() for i in range(40))
