@@ -2,7 +2,7 @@
 every state, participants with scored and rejected submissions, an uploaded baseline.
 
 Every label record carries a secret ``explanation`` (a field that gives the answer away,
-SPEC §2.1), so a test can look for label data in any response by a marker that only the
+docs/FORMATS.md#hidden-label-file), so a test can look for label data in any response by a marker that only the
 hidden label file contains.
 """
 

@@ -112,7 +112,7 @@ def get_phase(ctx: ServiceContext, phase_id: int) -> Phase:
 
 
 def team_of(ctx: ServiceContext, *, competition_id: int, user_id: int) -> Team | None:
-    """Return the user's team in a competition (at most one, SPEC §9), or None."""
+    """Return the user's team in a competition (at most one, docs/ENTRIES.md), or None."""
     return ctx.session.scalar(select(Team).join(TeamMember, TeamMember.team_id == Team.id).where(
         TeamMember.competition_id == competition_id, TeamMember.user_id == user_id))
 

@@ -1,4 +1,4 @@
-"""The audit log (SPEC §10): one row per organizer action on a competition, read by its managers only.
+"""The audit log (docs/ORGANIZING.md): one row per organizer action on a competition, read by its managers only.
 
 ``record`` is the one way in, for every service that changes a competition on an
 organizer's behalf (web, API and CLI alike). The CLI acts as the operator, written as

@@ -1,4 +1,4 @@
-"""A competition's ranking across its phases (SPEC §8.5): one row per entry, one column per phase.
+"""A competition's ranking across its phases (docs/METRICS.md): one row per entry, one column per phase.
 
 Each phase contributes its first view's value for the entry as its board shows it now
 (the public split while open, the private one after close; laddered where the ladder

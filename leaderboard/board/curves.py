@@ -1,4 +1,4 @@
-"""Popularity curves of a view's entries, overlaid on the ranking page (SPEC §11), as anyone may see them.
+"""Popularity curves of a view's entries, overlaid on the ranking page (docs/LONG_TAIL.md), as anyone may see them.
 
 The page overlays the view's five best ranked entries by default, or the entries the
 visitor ticks (at most ``MAX_CURVES``). Only ranked rows of the view's board qualify

@@ -1,4 +1,4 @@
-"""A board as CSV (SPEC §8.4, §9): every row of a view, one column per metric path and metadata key.
+"""A board as CSV (docs/RANKING.md, docs/ENTRIES.md): every row of a view, one column per metric path and metadata key.
 
 No cell reads as a formula in a spreadsheet: a text cell starting with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return is prefixed with ``'``. Numbers are written as

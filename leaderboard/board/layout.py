@@ -1,4 +1,4 @@
-"""What a phase's board shows (SPEC §8.1, §8.2): its views, the metric paths kept per score, and their labels.
+"""What a phase's board shows (docs/FORMATS.md#leaderboard-views): its views, the metric paths kept, their labels.
 
 A phase lists views in its config (``views``), or has the one default view ``Overall``
 ranked by ``primary_metric``. Beside each view's metric and columns, the board keeps for

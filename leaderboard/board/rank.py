@@ -1,4 +1,4 @@
-"""Order a view's entry rows (SPEC §8.3): position, rank, stat_rank and p_vs_previous.
+"""Order a view's entry rows (docs/METRICS.md#figures-on-the-board): position, rank, stat_rank and p_vs_previous.
 
 Rows sort by the view's shown value (direction from scoring's registry; a missing value
 last), then the earlier submission, then the lower submission id; baselines take a

@@ -1,4 +1,4 @@
-"""The leaderboard of a phase as a reader asks for it (SPEC §8.4): a view, a page, a sort, a search, filters.
+"""The leaderboard of a phase as a reader asks for it (docs/RANKING.md): a view, a page, a sort, a search, filters.
 
 The rows come from the materialized board (board/versions.py, board/read.py): the
 board while the phase is open, or after it closes, chosen now from the clock and the

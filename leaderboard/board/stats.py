@@ -1,4 +1,4 @@
-"""Statistical rank and the exact McNemar test (SPEC §8.3), over shown intervals and server-side correctness bits.
+"""Statistical rank and the exact McNemar test (docs/METRICS.md), over shown intervals and server-side correctness bits.
 
 ``stat_rank`` is a function of the intervals a participant sees, so it reveals nothing
 they could not compute. ``p_vs_previous`` comes from per-item correctness, which never

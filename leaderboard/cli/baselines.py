@@ -1,4 +1,4 @@
-"""``flask --app app baselines add PHASE_ID --name NAME --file FILE [--meta key=value]...`` (SPEC §9).
+"""``flask --app app baselines add PHASE_ID --name NAME --file FILE [--meta key=value]...`` (docs/ENTRIES.md).
 
 The operator's baselines belong to the system account; they are validated and scored
 like any upload and flagged on the board. ``--meta`` follows the entries' one rule

@@ -70,7 +70,7 @@ class OrDefault(click.ParamType):
 
 
 def probing_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the SPEC §12 settings as options (docs/PROBING.md says what each protects and costs)."""
+    """Add the probing settings as options (docs/PROBING.md says what each protects and costs)."""
     options = [
         click.option("--min-slice-items", type=OrDefault(int, low=1),
                      help="Answered items a slice needs before participants see it (default 25)."),
@@ -87,7 +87,7 @@ def probing_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def entry_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the SPEC §9 entry settings as options."""
+    """Add the entry settings (docs/ENTRIES.md) as options."""
     options = [
         click.option("--max-methods", type=OrDefault(int, low=1),
                      help="Methods (entries) per team or user (default 3)."),

@@ -1,4 +1,4 @@
-"""``flask --app app competitions create|set-owner|set|import-archive`` (SPEC §6, §10).
+"""``flask --app app competitions create|set-owner|set|import-archive`` (docs/CLI.md, docs/ORGANIZING.md).
 
 Every competition has an owner, the organizer account that manages it from the web and
 the API, unless the operator says otherwise: ``create`` takes ``--owner EMAIL`` or
@@ -106,7 +106,7 @@ def competitions_set(slug: str, requires_approval: bool | None) -> None:
 @domain_errors
 def competitions_import_archive(archive: Path, slug: str | None, owner_email: str | None,
                                 operator_only: bool) -> None:
-    """Rebuild a competition from its exported archive (SPEC §10), owned by --owner; prints its id last."""
+    """Rebuild a competition from its exported archive (docs/ORGANIZING.md), owned by --owner; prints its id last."""
     with service_context() as ctx:
         owner = _owner(ctx, owner_email, operator_only)
         competition = import_archive(ctx, source=archive, actor=OPERATOR, slug=slug, owner=owner)

@@ -1,4 +1,4 @@
-"""``flask --app app phases create|set|open|close``, ``rescore`` and ``requeue`` (SPEC §6, §10).
+"""``flask --app app phases create|set|open|close``, ``rescore`` and ``requeue`` (docs/CLI.md, docs/ORGANIZING.md).
 
 ``phases create`` takes the hidden label file (and the questions and config) or an
 importer's OUTDIR; ``set`` changes probing defences and entry settings; ``rescore`` runs
@@ -54,7 +54,7 @@ phases_cli = AppGroup("phases", help="Manage phases.")
 @click.option("--questions", "questions_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Public questions file (default: the labels without answers).")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Phase config (JSON, SPEC §2.2; default: inferred from the labels).")
+              help="Phase config (JSON, docs/FORMATS.md#phase-config; default: inferred from the labels).")
 @click.option("--from-import", "import_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="An importer's OUTDIR: labels.jsonl, questions.jsonl and phase.json from there.")
 @click.option("--start", "start_at", type=IsoDateTime(), help="Opening time (UTC unless a zone is given).")
@@ -99,7 +99,7 @@ def phases_create(slug: str, name: str, labels_path: Path | None, questions_path
 @entry_options
 @domain_errors
 def phases_set(phase_id: int, **settings: Any) -> None:
-    """Change a phase's probing defences (SPEC §12) or entry settings (§9; no rescoring needed); prints its id last.
+    """Change a phase's probing defences or entry settings (no rescoring needed); prints its id last.
 
     'default' restores a setting's default (ladder step from the public items; no minimum).
     """

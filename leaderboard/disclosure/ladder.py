@@ -1,4 +1,4 @@
-"""The ladder (Blum & Hardt 2015): which public score a participant is shown (SPEC §12).
+"""The ladder (Blum & Hardt 2015): which public score a participant is shown (docs/PROBING.md).
 
 Walking a participant's scored submissions to a phase in the order they were first scored
 (the lowest Score id each ever had, so re-scoring keeps the order), a submission's public

@@ -1,4 +1,4 @@
-"""What of a results object may leave the server (SPEC §7, §12): the allow lists, the switches, the notes.
+"""What of a results object may leave the server (docs/PROBING.md): the allow lists, the switches, the notes.
 
 Organizers see everything. For anyone else:
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 DECIMALS = 4
 CURVE_MIN_ANSWERED = 100
-"""SPEC §12: ece, aurc and curves of a slice need this many answered items."""
+"""docs/PROBING.md: ece, aurc and curves of a slice need this many answered items."""
 CALIBRATION_DECIMALS = 2
 """ece and aurc reach participants to 2 decimals: with chosen confidences, 4 decimals of ece x answered
 decode about five labels per upload even at 100 answered items (docs/PROBING.md)."""

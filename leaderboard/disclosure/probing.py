@@ -1,4 +1,4 @@
-"""Probing defences (SPEC §12): a phase's settings, checked and changed without rescoring.
+"""Probing defences (docs/PROBING.md): a phase's settings, checked and changed without rescoring.
 
 They are phase config keys (``min_slice_items``, ``public_feedback``, ``ladder_step``,
 ``min_answered``), checked by scoring's config loader. Phases created before they existed
@@ -26,7 +26,7 @@ MIN_LADDER_STEP = 0.001
 
 @dataclass(frozen=True)
 class ProbingSettings:
-    """The SPEC §12 settings of one phase, defaults filled in."""
+    """The probing settings of one phase (docs/PROBING.md), defaults filled in."""
 
     min_slice_items: int = DEFAULT_MIN_SLICE_ITEMS
     public_feedback: str = "exact"
@@ -44,7 +44,7 @@ class ProbingSettings:
 
 
 def default_step(n_public: int) -> float:
-    """Return SPEC §12's default ladder step for a public split of n_public items."""
+    """Return docs/PROBING.md's default ladder step for a public split of n_public items."""
     return max(MIN_LADDER_STEP, 1.0 / math.sqrt(max(n_public, 1)))
 
 

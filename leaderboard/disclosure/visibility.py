@@ -1,4 +1,4 @@
-"""What of a results object may leave the server (SPEC §7, §12), rounded to 4 decimals: ``visible_results``.
+"""What of a results object may leave the server (docs/PROBING.md), rounded to 4 decimals: ``visible_results``.
 
 Organizers see everything; anyone else sees what disclosure/policy.py allows
 (its docstring states every rule), as disclosure/redaction.py applies it. docs/PROBING.md
@@ -42,7 +42,7 @@ def visible_results(results: dict[str, Any], *, phase: Phase, viewer_is_organize
                                for name, part in results["splits"].items()}
             if rules.settings.ladder and "public" in shown["splits"]:
                 shown["splits"]["public"] = _without_counts(shown["splits"]["public"])
-        elif rules.settings.ladder:  # every item is public: SPEC §12 shows no exact public counts under the ladder
+        elif rules.settings.ladder:  # every item is public: no exact public counts under the ladder (docs/PROBING.md)
             shown = _without_counts(shown)
     if ladder is not None:
         shown = ladder_view(shown, ladder, metric=phase.primary_metric)

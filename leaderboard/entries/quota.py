@@ -1,7 +1,7 @@
 """Submission quotas: per UTC day and in total, per entry owner, exact under concurrent uploads.
 
 The owner is the uploader's team in the phase's competition (members share one quota,
-SPEC §9), or the uploader alone without a team: ``owner_key`` spells it. A charge
+docs/ENTRIES.md), or the uploader alone without a team: ``owner_key`` spells it. A charge
 inserts the (phase, owner, day) and (phase, owner, 'total') rows if they are
 missing (``ON CONFLICT DO NOTHING``, so racing inserts are harmless), then takes one
 unit from each with ``UPDATE ... SET used = used + 1 WHERE ... AND used < :limit``.

@@ -1,4 +1,4 @@
-"""Entries (SPEC §9): an upload's method and metadata, the max_methods cap, and the entry settings of a phase.
+"""Entries (docs/ENTRIES.md): an upload's method and metadata, the max_methods cap, and the entry settings of a phase.
 
 An entry is (team, or user without a team; method). ``check_method`` and
 ``check_metadata`` are the one rule for a method name and a metadata object, used by the
@@ -36,7 +36,7 @@ MAX_URL_LENGTH = 500
 PROMPTING = ("zero-shot", "few-shot", "chain-of-thought", "fine-tuned", "other")
 BOOLEAN_KEYS = ("open_weights", "uses_retrieval", "uses_knowledge_graph")
 METADATA_KEYS = ("model", "parameters_b", *BOOLEAN_KEYS, "prompting", "url", "notes")
-"""The only keys an entry's metadata may carry (SPEC §9), in the order pages show them."""
+"""The only keys an entry's metadata may carry (docs/ENTRIES.md), in the order pages show them."""
 ACKNOWLEDGED = ("queued", "scoring", "scored")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
@@ -163,7 +163,7 @@ def previous_methods(ctx: ServiceContext, *, phase: Phase, user: User) -> list[s
 
 
 def max_methods(phase: Phase) -> int:
-    """Return the phase's cap on methods per team or user (SPEC §9: default 3)."""
+    """Return the phase's cap on methods per team or user (docs/ENTRIES.md: default 3)."""
     return int((phase.task_config or {}).get("max_methods") or 3)
 
 

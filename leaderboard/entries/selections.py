@@ -1,4 +1,4 @@
-"""Final selection (SPEC §9): a team (or a user without one) picks at most K submissions for the private ranking.
+"""Final selection (docs/ENTRIES.md): a team (or a user without one) picks at most K submissions for the final ranking.
 
 Only while the phase is open and only when the phase sets ``final_selections``. The
 count is kept exact under concurrent clicks: the owner's submissions of the phase are

@@ -1,4 +1,4 @@
-"""Teams (SPEC §9): per competition, joined with an invite code; members share the quota and the entries.
+"""Teams (docs/ENTRIES.md): per competition, joined with an invite code; members share the quota and the entries.
 
 One team per user per competition (a unique row in team_members). Joining (or creating,
 which joins) after having submitted to the competition is refused: those uploads were

@@ -61,7 +61,7 @@ class ScoreCell(Base):
 
 
 class BoardRow(Base):
-    """One ranked row of a phase's board: an entry's best submission in one view, on one board (SPEC §8.3, §9).
+    """One ranked row of a phase's board: an entry's best submission in one view, on one board (docs/RANKING.md).
 
     An entry is (team, or user without a team; method); a baseline is an entry of its own.
     ``position`` is the row's place in the view's order (baselines included), ``rank`` its

@@ -110,7 +110,7 @@ class LabelVersion(Base):
 
 
 class Team(Base):
-    """Participants of one competition who submit together: one quota, one name on the board (SPEC §9)."""
+    """Participants of one competition who submit together: one quota, one name on the board (docs/ENTRIES.md)."""
 
     __tablename__ = "teams"
     __table_args__ = (UniqueConstraint("competition_id", "name"),)

@@ -12,7 +12,7 @@ from leaderboard.platform.db import Base, utcnow
 
 
 class Job(Base):
-    """A long organizer task run in the background (SPEC §10): re-scoring, replacing labels, importing.
+    """A long organizer task run in the background (docs/ORGANIZING.md): re-scoring, replacing labels, importing.
 
     ``claimed_by`` and ``heartbeat_at`` belong to the run that holds it; a running job whose
     heartbeat is older than stale_seconds was abandoned (its process died) and is resumed
@@ -41,7 +41,7 @@ class Job(Base):
 
 
 class AuditEntry(Base):
-    """One organizer action on a competition (SPEC §10): when, who, on what, in one line. Managers only."""
+    """One organizer action on a competition (docs/ORGANIZING.md): when, who, on what, in one line. Managers only."""
 
     __tablename__ = "audit_log"
 

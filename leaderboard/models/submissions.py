@@ -40,7 +40,7 @@ class Submission(Base):
     file_sha256: Mapped[str] = mapped_column(String(64))
     file_size: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="received", index=True)
-    # Participant-safe validation problems (SPEC §2.3 objects) or None.
+    # Participant-safe validation problems (docs/FORMATS.md#validation-problems) or None.
     validation_errors: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # Internal failure detail for organizers and logs; never shown to participants.
     failure_detail: Mapped[str | None] = mapped_column(Text)
@@ -53,12 +53,12 @@ class Submission(Base):
     next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime)
     # When the current scoring attempt started (a 'scoring' row older than a limit is stale).
     scoring_started_at: Mapped[datetime | None] = mapped_column(DateTime)
-    # The entry (SPEC §9): the method it belongs to, the uploader's team at upload time, public metadata.
+    # The entry (docs/ENTRIES.md): the method it belongs to, the uploader's team at upload time, public metadata.
     method: Mapped[str] = mapped_column(String(80), default="default", server_default="default")
     entry_metadata: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     team_id: Mapped[int | None] = mapped_column(ForeignKey("teams.id", ondelete="SET NULL"), index=True)
     selected: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")  # a final selection
-    # Moderation (SPEC §10): None, "hidden" or "disqualified"; a moderated submission is never on the board.
+    # Moderation (docs/ORGANIZING.md): None, "hidden" or "disqualified"; a moderated submission is never on the board.
     moderation: Mapped[str | None] = mapped_column(String(16))
     moderation_reason: Mapped[str | None] = mapped_column(Text)
     moderated_at: Mapped[datetime | None] = mapped_column(DateTime)
@@ -88,10 +88,10 @@ class Score(Base):
     results: Mapped[dict[str, Any]] = mapped_column(JSON)
     public_primary: Mapped[float | None] = mapped_column(Float)
     private_primary: Mapped[float | None] = mapped_column(Float)
-    # What a participant was shown under the phase's public_feedback rule (SPEC §12), or None.
+    # What a participant was shown under the phase's public_feedback rule (docs/PROBING.md), or None.
     feedback: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # Per-item correctness in the scored label version's item order (numpy.packbits, scoring.correctness),
-    # for SPEC §8.3's McNemar test: never served, never logged, not loaded unless asked for.
+    # for the McNemar test (docs/METRICS.md#figures-on-the-board): never served, never logged, loaded only when asked.
     correct_bits: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     answered_bits: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -1,4 +1,4 @@
-"""Export a whole competition as one zip (SPEC §10), for its managers to take anywhere.
+"""Export a whole competition as one zip (docs/ORGANIZING.md), for its managers to take anywhere.
 
 The zip holds ``manifest.json`` (the competition, each phase's config and dates, the
 people and teams by display name, the scoring library's version), and per phase its

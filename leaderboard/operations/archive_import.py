@@ -1,4 +1,4 @@
-"""Rebuild a competition from its archive (SPEC §10): ``flask --app app competitions import-archive FILE``.
+"""Rebuild a competition from its archive (docs/ORGANIZING.md): ``flask --app app competitions import-archive FILE``.
 
 Everything comes back as it was exported: phases with every label version and their
 dates, submissions with their files, statuses, entries and moderation, every score row

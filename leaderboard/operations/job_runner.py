@@ -1,4 +1,4 @@
-"""The one job runner (SPEC §10): web, API, CLI, the worker thread and the Celery task all run jobs here.
+"""The one job runner (docs/ORGANIZING.md): web, API, CLI, the worker thread and the Celery task all run jobs here.
 
 ``run_job`` claims the job (operations/jobs.py), runs its kind's work, and ends it done or
 failed. The error written on a failed job is read by the competition's managers only

@@ -1,4 +1,4 @@
-"""Background jobs (SPEC §10): rows that say what runs, how far it got, and who holds it.
+"""Background jobs (docs/ORGANIZING.md): rows that say what runs, how far it got, and who holds it.
 
 A job is created ``queued`` and committed before it is dispatched (``ctx.dispatch_job``),
 so a lost dispatch only delays it. A run claims it with a conditional UPDATE (queued, or

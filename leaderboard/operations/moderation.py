@@ -1,4 +1,4 @@
-"""Moderation (SPEC §10): a competition's managers hide, disqualify or restore a submission.
+"""Moderation (docs/ORGANIZING.md): a competition's managers hide, disqualify or restore a submission.
 
 A hidden or disqualified submission leaves the board at once (``board_changed``); its
 owner (and teammates) still see it, with its state and the reason, on its page. The

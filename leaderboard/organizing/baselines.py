@@ -77,7 +77,7 @@ def add_baseline(
     """Enter an organizer's named baseline (e.g. 'Human', 'GPT-4o'); it is validated and scored like a submission.
 
     Forbidden unless actor manages the competition; the operator's baselines belong to the system account.
-    ``metadata`` follows the entries' rule (SPEC §9) and shows on the board like a participant's.
+    ``metadata`` follows the entries' rule (docs/ENTRIES.md) and shows on the board like a participant's.
     """
     phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
     owner = actor if isinstance(actor, User) else system_user(ctx)

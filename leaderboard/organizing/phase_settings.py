@@ -2,7 +2,7 @@
 
 Each moves the board (views decide its columns and ranking, probing settings what each
 figure shows, final_selections the private ranking after close), so every change here
-ends with ``board_changed``. Views (SPEC §8.2) are checked like at creation: their shape
+ends with ``board_changed``. Views (docs/FORMATS.md#leaderboard-views) are checked like at creation: their shape
 by scoring's config loader, their paths against the phase's label file (a path it cannot
 produce is refused with the valid ones). Entry settings go to entries/rules.py.
 """

@@ -55,7 +55,7 @@ def check_labels(labels: bytes, config: dict[str, Any] | None) -> scoring.LabelS
 
 
 def config_to_json(config: PhaseConfig) -> dict[str, Any]:
-    """Return a checked phase config as the SPEC §2.2 JSON object."""
+    """Return a checked phase config as the JSON object of docs/FORMATS.md#phase-config."""
     data: dict[str, Any] = {
         "task_type": config.task_type,
         "primary_metric": config.primary_metric,

@@ -47,7 +47,7 @@ def checked_questions(questions: bytes) -> bytes:
 
 
 def public_fields(config: PhaseConfig) -> frozenset[str]:
-    """Return the fields a derived questions record keeps under a checked phase config (SPEC §2.1 allow list)."""
+    """Return the fields a derived questions record keeps under a checked phase config (docs/FORMATS.md allow list)."""
     return public_field_names(breakdowns=config.breakdowns, marked=config.public_fields)
 
 

@@ -1,4 +1,4 @@
-"""Make a private split at import (SPEC §2.1 ``split``): a share of items, stratified, reproducible.
+"""Make a private split at import (docs/FORMATS.md ``split``): a share of items, stratified, reproducible.
 
 Items are drawn in units: a record's ``group`` (or ``pair``) keeps related items (a
 statement and its contrast, an original and its long-tail variant) on the same side, so

@@ -18,7 +18,7 @@ LEGACY_LABELS_DIR = PROJECT_ROOT / "hidden_labels"
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything an instance needs to know about where it runs (SPEC §6)."""
+    """Everything an instance needs to know about where it runs (docs/RUNNING.md#settings)."""
 
     data_dir: Path
     labels_dir: Path

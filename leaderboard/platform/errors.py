@@ -39,7 +39,7 @@ class InvalidInput(DomainError):
 
 
 class SubmissionInvalid(DomainError):
-    """The prediction file failed validation; details is SPEC §2.3's errors object."""
+    """The prediction file failed validation; details is the errors object of docs/FORMATS.md#validation-problems."""
 
     def __init__(self, message: str, details: dict[str, Any], submission_id: int | None = None) -> None:
         super().__init__(message, details)

@@ -1,6 +1,6 @@
 """The acknowledgement of a stored upload: validated, then charged and queued in one transaction.
 
-``acknowledge_upload`` keeps SPEC §7's promises for a stored upload: an invalid file is
+``acknowledge_upload`` keeps docs/RULES.md's promises for a stored upload: an invalid file is
 kept as failed with its errors and not charged; a valid one is charged and acknowledged
 (``queued``) in one transaction. When that commit fails, the row is read again to learn
 whether it went through, and only a committed acknowledgement is answered 202. A fresh

@@ -1,6 +1,6 @@
 """Submissions: accept an upload (store it, then hand it to acknowledge.acknowledge_upload), list and show them.
 
-The order of ``accept_submission`` is what keeps SPEC §7's promises: the file is stored
+The order of ``accept_submission`` is what keeps docs/RULES.md's promises: the file is stored
 and its row committed as ``received`` before anything else can fail; then
 ``acknowledge.acknowledge_upload`` validates it, and charges and acknowledges it together.
 A ``received`` row that no request acknowledged is never charged later

@@ -1,6 +1,6 @@
 """Crash recovery: retries with backoff, the sweep, and uploads stored but never acknowledged.
 
-SPEC §7: every acknowledged (202) submission ends scored, or stays queued to be scored.
+docs/RULES.md: every acknowledged (202) submission ends scored, or stays queued to be scored.
 Every way back from a crash lives here; the status changes themselves are
 submissions/claims.py's conditional UPDATEs.
 

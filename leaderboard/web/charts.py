@@ -1,4 +1,4 @@
-"""The long-tail charts of a submission (SPEC §11) as view models: data for the canvas, rows for the table.
+"""The long-tail charts of a submission (docs/LONG_TAIL.md) as view models: data for the canvas, rows for the table.
 
 Built from a result object as disclosure.visibility shows it (so only what the viewer may
 see): the popularity curve (accuracy per popularity bin with its interval and the answer

@@ -57,7 +57,7 @@ class RegisterForm(FlaskForm):
 
 
 class MetadataFields:
-    """The SPEC §9 metadata fields with plain labels, named ``meta_<key>``, for uploads and organizers' baselines.
+    """The entries' metadata fields with plain labels, named ``meta_<key>``, for uploads and organizers' baselines.
 
     Every posted ``meta_*`` field is read (``metadata_fields``), so a key the platform does
     not know reaches the service, which names it; ``add_problems`` shows its answer.
@@ -98,7 +98,7 @@ class MetadataFields:
 
 
 class SubmissionForm(FlaskForm, MetadataFields):
-    """Upload one prediction file to a phase, under a method (the entry) with optional public metadata (SPEC §9)."""
+    """Upload one prediction file to a phase, under a method (the entry) with optional public metadata."""
 
     file = FileField("Prediction file", validators=[FileRequired("Choose a file to upload.")])
     method = StringField(

@@ -119,7 +119,7 @@ class PhaseSettingsForm(FlaskForm):
 
 
 class ProbingFields:
-    """The probing defences of SPEC §12 (docs/PROBING.md), mixed into the phase create and edit forms."""
+    """The probing defences of docs/PROBING.md (docs/PROBING.md), mixed into the phase create and edit forms."""
 
     min_slice_items = IntegerField(
         "Smallest breakdown row shown to participants", default=25,
@@ -141,7 +141,7 @@ class ProbingFields:
 
 
 class ViewsFields:
-    """A phase's leaderboard views (SPEC §8.2) as JSON, on the phase edit form."""
+    """A phase's leaderboard views (docs/FORMATS.md#leaderboard-views) as JSON, on the phase edit form."""
 
     views_text = TextAreaField(
         "Leaderboard views (JSON, optional)", validators=[Optional(), Length(max=20000)],
@@ -164,7 +164,7 @@ class ViewsFields:
 
 
 class EntryFields:
-    """The entry settings of SPEC §9, mixed into the phase create and edit forms."""
+    """The entry settings of docs/ENTRIES.md, mixed into the phase create and edit forms."""
 
     max_methods = IntegerField(
         "Methods per team or participant", default=3, validators=[Optional(), NumberRange(min=1, max=1000)],

@@ -1,4 +1,4 @@
-"""Embedded mode's job worker: a daemon thread per serving process runs background jobs (SPEC §10).
+"""Embedded mode's job worker: a daemon thread per serving process runs background jobs (docs/ORGANIZING.md).
 
 In celery mode the Celery pool runs them (leaderboard.workers.celery_app) and this module stays idle.
 The thread starts with the first request a process serves or the first job it is

@@ -6,7 +6,7 @@ Create Date: 2026-11-22 20:50:00
 
 users.session_version (logout invalidates old cookies), submissions.attempts,
 next_attempt_at and scoring_started_at (platform failures are retried by a sweep),
-scores.feedback (what a participant was shown under SPEC §12's ladder).
+scores.feedback (what a participant was shown under docs/PROBING.md's ladder).
 """
 
 from __future__ import annotations

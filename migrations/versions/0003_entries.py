@@ -1,4 +1,4 @@
-"""Entries (SPEC §9) and moderation (SPEC §10): teams, a submission's method, metadata, team, selection, state.
+"""Entries (docs/ENTRIES.md) and moderation: teams, a submission's method, metadata, team, selection, state.
 
 Revision ID: 0003
 Revises: 0002

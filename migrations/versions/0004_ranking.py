@@ -1,4 +1,4 @@
-"""Ranking v2 (SPEC §8): per-item correctness bits on scores, score cells, the materialized board.
+"""Ranking v2 (docs/RANKING.md): per-item correctness bits on scores, score cells, the materialized board.
 
 Revision ID: 0004
 Revises: 0003

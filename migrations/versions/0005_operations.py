@@ -1,4 +1,4 @@
-"""Organizer operations (SPEC §10): background jobs, the audit log, label versions, a phase's reveal time.
+"""Organizer operations (docs/ORGANIZING.md): background jobs, the audit log, label versions, a phase's reveal time.
 
 Revision ID: 0005
 Revises: 0004

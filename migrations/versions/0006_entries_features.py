@@ -1,4 +1,4 @@
-"""Entries (SPEC §9) beyond 0003: quota counted per entry owner (a team, or a user without one).
+"""Entries (docs/ENTRIES.md) beyond 0003: quota counted per entry owner (a team, or a user without one).
 
 Revision ID: 0006
 Revises: 0005

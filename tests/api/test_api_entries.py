@@ -1,4 +1,4 @@
-"""Entries over the API (SPEC §9): method and metadata on upload, max_methods, teams, final selection, baselines."""
+"""Entries over the API (docs/ENTRIES.md): method, metadata, max_methods, teams, final selection, baselines."""
 
 from __future__ import annotations
 

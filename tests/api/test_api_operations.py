@@ -1,4 +1,4 @@
-"""Organizer operations over the API (SPEC §10): re-scoring jobs, moderation, the audit log, reopening."""
+"""Organizer operations over the API (docs/ORGANIZING.md): re-scoring jobs, moderation, the audit log, reopening."""
 
 from __future__ import annotations
 

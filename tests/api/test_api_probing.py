@@ -1,4 +1,4 @@
-"""SPEC §12 settings through the API: set at creation, changed later, stated in the phase details."""
+"""Probing settings (docs/PROBING.md) through the API: set at creation, changed later, stated in the phase details."""
 
 from __future__ import annotations
 

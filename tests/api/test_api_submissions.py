@@ -132,7 +132,7 @@ def test_missing_submission_is_404_for_a_participant(client, users):
 def test_rejected_submission_shows_its_errors_to_the_owner(client, users, phase_id):
     response = upload(client, users["alice"], phase_id, b"id,prediction\nq0,perhaps\n", key="k-err")
     assert response.status_code == 400
-    # The rejected file was kept as failed (SPEC §7: nothing a user sent is lost); the retry reports it again.
+    # The rejected file was kept as failed (docs/RULES.md: nothing a user sent is lost); the retry reports it again.
     assert upload(client, users["alice"], phase_id, predictions(), key="k-err").status_code == 400
 
 

@@ -1,4 +1,4 @@
-"""The `tailboard` client's entries (SPEC §9) end to end against a live server: --method and --meta on submit,
+"""The `tailboard` client's entries (docs/ENTRIES.md) end to end against a live server: --method and --meta on submit,
 teams, final selection and baselines."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The materialized board (SPEC §8, §9): entries, ties, splits, close by the clock, moderation, rescoring, selection.
+"""The materialized board (docs/RANKING.md): entries, ties, splits, close by clock, moderation, rescoring, selection.
 
 Every change a writer makes is on the board when its call returns; reading a board
 never sees a stale row.

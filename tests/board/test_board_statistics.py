@@ -1,4 +1,4 @@
-"""SPEC §8.3 on the board agrees with an independent computation: order, stat_rank and exact McNemar p-values.
+"""docs/METRICS.md on the board agrees with an independent computation: order, stat_rank and exact McNemar p-values.
 
 Random scenarios (labels, skills, abstentions) are scored through the platform; the test
 recomputes each view's value from the predictions and the labels, the statistical rank

@@ -1,4 +1,4 @@
-"""The organizer command line for entries (SPEC §9): baselines with metadata, max_methods and final_selections."""
+"""The organizer command line for entries (docs/ENTRIES.md): baselines with metadata, max_methods, final_selections."""
 
 from __future__ import annotations
 

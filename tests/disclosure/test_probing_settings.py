@@ -1,4 +1,4 @@
-"""SPEC §12 settings from the CLI and the services, and the ladder's decisions (disclosure.probing)."""
+"""Probing settings (docs/PROBING.md) from the CLI and the services, and the ladder's decisions."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ def test_private_split_is_hidden_while_open_and_shown_after_close(ctx, make_phas
     public = round_floats(results["splits"]["public"]["overall"])
     assert shown["overall"]["accuracy"] == public["accuracy"] == 0.75
     assert shown["n_items"] == 4 and shown["file"] == {"n_items": 8, "answered": 8, "answer_rate": 1.0}
-    assert not {"n", "answered", "answer_rate", "selective_accuracy"} & set(shown["overall"])  # SPEC §12 membership
+    assert not {"n", "answered", "answer_rate", "selective_accuracy"} & set(shown["overall"])  # membership
     phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
     after = visible_results(results, phase=phase)
     assert after["splits"]["private"]["overall"]["accuracy"] == 0.5

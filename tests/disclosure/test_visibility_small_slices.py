@@ -1,4 +1,4 @@
-"""Participants never see a slice with too few answered items to hide one item's correctness (SPEC §12)."""
+"""Participants never see a slice with too few answered items to hide one item's correctness (docs/PROBING.md)."""
 
 from __future__ import annotations
 

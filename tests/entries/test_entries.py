@@ -1,4 +1,4 @@
-"""Entries (SPEC §9): method names, metadata rules, the max_methods cap and the entry settings of a phase."""
+"""Entries (docs/ENTRIES.md): method names, metadata rules, the max_methods cap and the entry settings of a phase."""
 
 from __future__ import annotations
 

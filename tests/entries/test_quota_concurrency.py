@@ -1,4 +1,4 @@
-"""The daily quota holds under concurrent uploads: never one more than the limit (SPEC §7), per user or per team.
+"""The daily quota holds under concurrent uploads: never one more than the limit (docs/RULES.md), per user or per team.
 
 Each upload runs in its own thread with its own session, released together by a barrier;
 PostgreSQL serializes on the usage row's lock, SQLite on its single writer.

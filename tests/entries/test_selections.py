@@ -1,4 +1,4 @@
-"""Final selection (SPEC §9): at most K per team per phase, only while the phase is open, by the owner or a teammate."""
+"""Final selection (docs/ENTRIES.md): at most K per team per phase, only while open, by the owner or a teammate."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Teams (SPEC §9): create, join with the invite code, leave before the first submission; one quota, one entry."""
+"""Teams (docs/ENTRIES.md): create, join by invite code, leave before the first submission; one quota, one entry."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The archive (SPEC §10): an export imported on a fresh PostgreSQL instance shows the same boards and, re-scored,
-gives the same numbers; a damaged or foreign archive is refused; the export is for managers only."""
+"""The archive (docs/ORGANIZING.md): an export imported on a fresh PostgreSQL instance shows the same boards
+and, re-scored, gives the same numbers; a damaged or foreign archive is refused; the export is for managers only."""
 
 from __future__ import annotations
 

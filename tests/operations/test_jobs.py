@@ -1,4 +1,4 @@
-"""Background jobs (SPEC §10): one runner, batches with a resume point, takeover of abandoned runs, supersession."""
+"""Background jobs (docs/ORGANIZING.md): one runner, batches with a resume point, abandoned runs taken over."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Public questions by an allow list (SPEC §2.1): a field of the label file is published only when allowed.
+"""Public questions by an allow list (docs/FORMATS.md): a field of the label file is published only when allowed.
 
 Measured before (issue 7): a ``rationale`` field that encoded the label appeared in
 ``questions.jsonl`` and ``starting_kit.zip`` for anonymous visitors, because the derivation

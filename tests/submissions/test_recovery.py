@@ -1,4 +1,4 @@
-"""Recovery (SPEC §7): every acknowledged submission ends scored, and nothing is charged without a 202."""
+"""Recovery (docs/RULES.md): every acknowledged submission ends scored, and nothing is charged without a 202."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Accepting submissions: store, validate, charge the quota, queue, score inline (SPEC §7)."""
+"""Accepting submissions: store, validate, charge the quota, queue, score inline (docs/RULES.md)."""
 
 from __future__ import annotations
 

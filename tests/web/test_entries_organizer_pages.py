@@ -1,4 +1,4 @@
-"""Organizer pages for entries (SPEC §9): max_methods and final_selections on the phase forms, baselines with
+"""Organizer pages for entries (docs/ENTRIES.md): max_methods and final_selections on the phase forms, baselines with
 metadata from the web form."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Entries on the web (SPEC §9): the upload form's method and metadata, the max_methods refusal, the quota used up,
+"""Entries on the web (docs/ENTRIES.md): the upload form's method and metadata, the max_methods refusal, quota used up,
 teams (create, join with the code, leave), and final selection from the phase page's submission list."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The import form offers each importer's options (SPEC §10, web parity with the CLI): CoLoTa's originals, a
+"""The import form offers each importer's options (docs/ORGANIZING.md, web parity with the CLI): CoLoTa's originals, a
 private split, and a preview whose file is kept so the organizer uploads it once."""
 
 from __future__ import annotations

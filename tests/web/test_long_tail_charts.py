@@ -1,4 +1,4 @@
-"""The long-tail charts on the pages (SPEC §11): a submission's three charts and the ranking's curve overlay.
+"""The long-tail charts on the pages (docs/LONG_TAIL.md): a submission's three charts and the ranking's curve overlay.
 
 Each chart reads a JSON block (the CSP allows no inline script) holding only what the
 result object shown to that viewer holds, and comes with a table. The overlay and its

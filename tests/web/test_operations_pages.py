@@ -1,4 +1,4 @@
-"""Organizer operation pages (SPEC §10): job progress, moderation buttons, the audit log, reopening, dates."""
+"""Organizer operation pages (docs/ORGANIZING.md): job progress, moderation buttons, the audit log, reopening, dates."""
 
 from __future__ import annotations
 

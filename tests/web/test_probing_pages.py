@@ -1,4 +1,4 @@
-"""SPEC §12 on the web: organizers set the probing defences in the phase forms; pages state the rule."""
+"""docs/PROBING.md on the web: organizers set the probing defences in the phase forms; pages state the rule."""
 
 from __future__ import annotations
 

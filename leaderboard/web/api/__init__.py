@@ -1,4 +1,4 @@
-"""The JSON API at /api/v1 (SPEC §5): bearer tokens, no cookies, no CSRF, OpenAPI from code.
+"""The JSON API at /api/v1 (docs/API.md): bearer tokens, no cookies, no CSRF, OpenAPI from code.
 
 Handlers live in one module per noun and each calls one service; errors become
 ``{"error", "details"}`` in leaderboard/web/errors.py.

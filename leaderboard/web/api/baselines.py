@@ -1,4 +1,4 @@
-"""API handler for organizers' baselines (SPEC §9): a named prediction file with metadata, flagged on the board."""
+"""API handler for organizers' baselines (docs/ENTRIES.md): a named prediction file with metadata, flagged."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def list_competitions() -> tuple[Response, int]:
 
 
 @bp.get("/competitions/<slug>/leaderboard")
-@operation("A competition's entries across its phases (SPEC §8.5), one page", schemas.CompetitionLeaderboard,
+@operation("A competition's entries across its phases (docs/METRICS.md), one page", schemas.CompetitionLeaderboard,
            auth="optional", query=schemas.CompetitionLeaderboardQuery, errors=(400, 404), tag="competitions")
 def get_competition_leaderboard(slug: str) -> tuple[Response, int]:
     """Rank entries across the phases whose boards the caller may read: one column per phase, mean, phases."""
@@ -96,5 +96,5 @@ def _config(text: str | None) -> dict[str, Any] | None:
     except ValueError as error:
         raise InvalidInput(f"The phase config is not valid JSON: {error}.") from None
     if not isinstance(config, dict):
-        raise InvalidInput("The phase config must be a JSON object (SPEC §2.2).")
+        raise InvalidInput("The phase config must be a JSON object (docs/FORMATS.md#phase-config).")
     return config

@@ -24,7 +24,7 @@ Mode = Literal["validation", "serialization"]
 Refs = dict[tuple[type[BaseModel], Mode], Any]
 
 ERROR_TEXT = {
-    400: "Invalid input; for a prediction file, `details` is the SPEC §2.3 errors object.",
+    400: "Invalid input; for a prediction file, `details` is the errors object of docs/FORMATS.md#validation-problems.",
     401: "No token, or the token is invalid or revoked.",
     403: "The token's user may not do this: organizers only, and only on a competition they own; or, for an "
          "upload, an account that must still confirm its email or be approved to take part (nothing was stored).",
@@ -38,7 +38,8 @@ TAGS = [
     {"name": "phases", "description": "Phase details, quotas and leaderboards."},
     {"name": "submissions", "description": "Upload prediction files and read their scores."},
     {"name": "competitions", "description": "Browse competitions."},
-    {"name": "teams", "description": "Teams of a competition: create, join with an invite code, leave (SPEC §9)."},
+    {"name": "teams",
+     "description": "Teams of a competition: create, join with an invite code, leave (docs/ENTRIES.md)."},
     {"name": "participation", "description": "Ask to take part in a competition that requires approval; its "
      "organizers approve or refuse each account."},
     {"name": "organizers", "description": "Create competitions and phases; open, close and rescore."},

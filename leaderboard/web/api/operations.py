@@ -1,4 +1,4 @@
-"""API handlers of organizer operations (SPEC §10): jobs, the audit log, moderation, submission files."""
+"""API handlers of organizer operations (docs/ORGANIZING.md): jobs, the audit log, moderation, submission files."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def _ascii(name: str) -> str:
 
 
 @bp.get("/competitions/<slug>/export")
-@operation("The whole competition as one zip (SPEC §10; managers only), streamed", None, auth="organizer",
+@operation("The whole competition as one zip (docs/ORGANIZING.md; managers only), streamed", None, auth="organizer",
            errors=(403, 404), tag="organizers", media=(("application/zip", "The archive."),))
 def export(slug: str) -> Response:
     """Stream the competition's archive: configs, every label version, files, scores, the audit log."""

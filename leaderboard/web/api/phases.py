@@ -76,7 +76,7 @@ def rescore_phase(phase_id: int) -> tuple[Response, int]:
 
 
 @bp.post("/phases/<id:phase_id>/settings")
-@operation("Change a phase's probing defences (SPEC §12); no rescoring needed", schemas.Phase, auth="organizer",
+@operation("Change a phase's probing defences (docs/PROBING.md); no rescoring needed", schemas.Phase, auth="organizer",
            body=schemas.ProbingUpdate, errors=(400, 404), tag="organizers")
 def update_settings(phase_id: int) -> tuple[Response, int]:
     """Change min_slice_items, public_feedback, ladder_step or min_answered; a null restores the default."""
@@ -87,7 +87,7 @@ def update_settings(phase_id: int) -> tuple[Response, int]:
 
 
 @bp.post("/phases/<id:phase_id>/views")
-@operation("Change a phase's leaderboard views (SPEC §8.2); no rescoring needed", schemas.Phase, auth="organizer",
+@operation("Change a phase's leaderboard views (docs/FORMATS.md); no rescoring needed", schemas.Phase, auth="organizer",
            body=schemas.ViewsUpdate, errors=(400, 404), tag="organizers")
 def update_views(phase_id: int) -> tuple[Response, int]:
     """Set the views: a list of {name, metric, columns} whose paths the label file produces; null: the default."""

@@ -1,4 +1,4 @@
-"""API handlers for teams (SPEC §9): create one in a competition, join with its invite code, leave, read it."""
+"""API handlers for teams (docs/ENTRIES.md): create one in a competition, join with its invite code, leave, read it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Organizer pages of operations (SPEC §10): job progress, the audit log, reopening, moderation, files."""
+"""Organizer pages of operations (docs/ORGANIZING.md): job progress, the audit log, reopening, moderation, files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Team pages (SPEC §9): a competition's "your team" page (create or join), a team's page, leaving it."""
+"""Team pages (docs/ENTRIES.md): a competition's "your team" page (create or join), a team's page, leaving it."""
 
 from __future__ import annotations
 

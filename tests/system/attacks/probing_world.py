@@ -81,7 +81,7 @@ class Platform:
 
     def phase(self, items: list[Item], *, private: bool = False, labels: bytes | None = None,
               config: dict[str, Any] | None = None, **settings: Any) -> int:
-        """Create and open a phase on items (or on a given label file and config) with these SPEC §12 settings."""
+        """Create and open a phase on items (or on a given label file and config) with these probing settings."""
         self.phases += 1
         slug = f"attack-{self.phases}"
         made = self.client.post("/api/v1/competitions", json={"slug": slug, "title": slug},

@@ -1,4 +1,4 @@
-"""Entries (SPEC §9) add ways to read scores: teammates, several methods, the ranks on a submission page.
+"""Entries (docs/ENTRIES.md) add ways to read scores: teammates, several methods, the ranks on a submission page.
 Each is attacked here as a participant would, on SQLite and PostgreSQL (docs/PROBING.md, "Entries").
 
 - Teammates share one ladder, as they share one quota: a second member's upload that does not

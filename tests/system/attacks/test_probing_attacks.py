@@ -1,4 +1,4 @@
-"""The attacks of issue 7 against the API, on SQLite and PostgreSQL: what each recovers (SPEC §12).
+"""The attacks of issue 7 against the API, on SQLite and PostgreSQL: what each recovers (docs/PROBING.md).
 
 Each defended run asserts the attack recovers nothing; each control run (the defence
 turned off) asserts the same attack code recovers every label it aims at, so a 0 is

@@ -32,7 +32,7 @@ class Error(BaseModel):
 
 
 class Problem(BaseModel):
-    """One problem of a rejected prediction file (SPEC §2.3)."""
+    """One problem of a rejected prediction file (docs/FORMATS.md#prediction-files)."""
 
     line: int | None = Field(description="1-based line number; null for problems of the whole file.")
     id: str | None = Field(default=None, description="The item id, when known.")
@@ -89,7 +89,7 @@ class Quota(BaseModel):
 
 
 class Probing(BaseModel):
-    """A phase's probing defences (SPEC §12); docs/PROBING.md says what each protects and costs."""
+    """A phase's probing defences (docs/PROBING.md); docs/PROBING.md says what each protects and costs."""
 
     min_slice_items: int = Field(description="Answered items a slice needs before participants see it.")
     public_feedback: PublicFeedback = Field(description="exact, or ladder (Blum & Hardt).")
@@ -99,7 +99,7 @@ class Probing(BaseModel):
 
 
 class ProbingUpdate(BaseModel):
-    """Body of POST /phases/{id}/settings: the probing (SPEC §12) and entry (§9) settings to change; null restores
+    """Body of POST /phases/{id}/settings: probing (docs/PROBING.md) and entry settings to change; null restores
     a default."""
 
     model_config = ConfigDict(extra="forbid")
@@ -132,14 +132,14 @@ class Phase(PhaseSummary):
                                 "callers.")
     probing: Probing
     views: list[LeaderboardView] = Field(default_factory=list,
-                                         description="The leaderboard views (SPEC §8.2); the first is the default.")
+                                         description="The leaderboard views (docs/FORMATS.md), the first the default.")
     entries: EntrySettings
     leaderboard_url: str
     submissions_url: str
 
 
 class Metrics(BaseModel):
-    """One slice's metrics (SPEC §3), rounded to 4 decimals; other keys may appear."""
+    """One slice's metrics (docs/METRICS.md#metrics), rounded to 4 decimals; other keys may appear."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -157,7 +157,7 @@ class Metrics(BaseModel):
 
 
 class Results(BaseModel):
-    """Scores of the splits the caller may see (SPEC §4 result object, redacted and rounded)."""
+    """Scores of the splits the caller may see (docs/METRICS.md#the-result-object, redacted and rounded)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -191,8 +191,8 @@ class Submission(BaseModel):
     status: SubmissionStatus
     description: str
     filename: str
-    method: str = Field(description="The entry's method (SPEC §9).")
-    metadata: dict[str, Any] | None = Field(description="The entry's metadata as uploaded (SPEC §9 keys).")
+    method: str = Field(description="The entry's method (docs/ENTRIES.md).")
+    metadata: dict[str, Any] | None = Field(description="The entry's metadata as uploaded (keys: docs/ENTRIES.md).")
     team: str | None = Field(description="The team the submission was made for, if any.")
     selected: bool = Field(description="Selected for the final (private) ranking.")
     created_at: datetime
@@ -213,7 +213,7 @@ class Submission(BaseModel):
 
 
 class LeaderboardRow(BaseModel):
-    """One entry of a view (SPEC §8.4): its best submission's figures as everyone sees them, or a baseline."""
+    """One entry of a view (docs/RANKING.md): its best submission's figures as everyone sees them, or a baseline."""
 
     rank: int | None = Field(description="1 for the best entry; null for baselines, which take no rank.")
     stat_rank: int | None = Field(description="1 + the ranked entries whose 95% interval lies entirely better; "
@@ -223,7 +223,7 @@ class LeaderboardRow(BaseModel):
     display_name: str = Field(description="The team's name, the participant's display name, or the baseline's.")
     team: str | None
     method: str
-    metadata: dict[str, Any] = Field(description="The entry's metadata (SPEC §9): model, parameters_b, ...")
+    metadata: dict[str, Any] = Field(description="The entry's metadata (docs/ENTRIES.md): model, parameters_b, ...")
     is_baseline: bool
     submission_id: int
     submitted_at: datetime
@@ -239,7 +239,7 @@ class LeaderboardRow(BaseModel):
 
 
 class LeaderboardView(BaseModel):
-    """A leaderboard view (SPEC §8.2): the metric path it ranks by and its columns."""
+    """A leaderboard view (docs/FORMATS.md#leaderboard-views): the metric path it ranks by and its columns."""
 
     name: str
     metric: str
@@ -249,7 +249,7 @@ class LeaderboardView(BaseModel):
 
 
 class Leaderboard(BaseModel):
-    """One view of a phase's ranking on the split the caller may see (SPEC §8.4)."""
+    """One view of a phase's ranking on the split the caller may see (docs/RANKING.md#reading)."""
 
     phase_id: int
     view: LeaderboardView
@@ -264,7 +264,7 @@ class Leaderboard(BaseModel):
 
 
 class LeaderboardQuery(BaseModel):
-    """Query string of GET /phases/{id}/leaderboard (SPEC §8.4, §9)."""
+    """Query string of GET /phases/{id}/leaderboard (docs/RANKING.md#reading, docs/ENTRIES.md)."""
 
     model_config = ConfigDict(json_schema_extra=lambda schema: _drop_null_defaults(schema))
 
@@ -286,7 +286,7 @@ class LeaderboardQuery(BaseModel):
 
 
 class CompetitionLeaderboardQuery(BaseModel):
-    """Query string of GET /competitions/{slug}/leaderboard (SPEC §8.5)."""
+    """Query string of GET /competitions/{slug}/leaderboard (docs/METRICS.md#figures-on-the-board)."""
 
     model_config = ConfigDict(json_schema_extra=lambda schema: _drop_null_defaults(schema))
 
@@ -324,7 +324,7 @@ class AcrossRow(BaseModel):
 
 
 class CompetitionLeaderboard(BaseModel):
-    """The across-phases ranking of a competition (SPEC §8.5)."""
+    """The across-phases ranking of a competition (docs/METRICS.md#figures-on-the-board)."""
 
     competition: str
     phases: list[AcrossPhase]
@@ -336,7 +336,7 @@ class CompetitionLeaderboard(BaseModel):
 
 
 class ViewsUpdate(BaseModel):
-    """Body of POST /phases/{id}/views: the phase's leaderboard views (SPEC §8.2); null restores the default."""
+    """Body of POST /phases/{id}/views: the phase's leaderboard views (docs/FORMATS.md); null restores the default."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -365,9 +365,9 @@ class CompetitionCreated(BaseModel):
 
 
 class SubmissionUpload(BaseModel):
-    """Multipart form of POST /phases/{id}/submissions; method and metadata make the entry (SPEC §9)."""
+    """Multipart form of POST /phases/{id}/submissions; method and metadata make the entry (docs/ENTRIES.md)."""
 
-    file: bytes = Field(description="The prediction file: CSV, JSON Lines, JSON, .zip or .gz (SPEC §2.3).")
+    file: bytes = Field(description="The prediction file: CSV, JSON Lines, JSON, .zip or .gz (docs/FORMATS.md).")
     description: str = Field(default="", max_length=500)
     method: str = Field(default="", max_length=200, description=METHOD_HELP)
     metadata: str = Field(default="", max_length=20000, description=METADATA_HELP)
@@ -385,9 +385,9 @@ class PhaseCreate(BaseModel):
     model_config = ConfigDict(json_schema_extra=_drop_null_defaults)
 
     name: str = Field(min_length=1, max_length=120)
-    labels: bytes = Field(description="Hidden label file, JSON Lines (SPEC §2.1).")
+    labels: bytes = Field(description="Hidden label file, JSON Lines (docs/FORMATS.md#hidden-label-file).")
     questions: Omitted[bytes] = Field(default=None, description="Public questions file, JSON Lines.")
-    config: Omitted[str] = Field(default=None, description="Phase config JSON (SPEC §2.2), as a file or text.")
+    config: Omitted[str] = Field(default=None, description="Phase config JSON (docs/FORMATS.md), as a file or text.")
     description: str = Field(default="", max_length=20000)
     start: Omitted[datetime] = Field(default=None, description="Opening time, ISO 8601 (UTC if no offset).")
     end: Omitted[datetime] = Field(default=None, description="Closing time, ISO 8601 (UTC if no offset).")
@@ -396,12 +396,12 @@ class PhaseCreate(BaseModel):
         "'unlimited': no daily limit (an explicit choice; each upload is another look at the hidden labels).")
     max_total: Omitted[Count] = Field(default=None, description="Submissions in all; empty for no limit.")
     leaderboard_visibility: Literal["public", "hidden"] = "public"
-    min_slice_items: Omitted[SliceItems] = Field(default=None, description="SPEC §12; default 25.")
+    min_slice_items: Omitted[SliceItems] = Field(default=None, description="docs/PROBING.md; default 25.")
     public_feedback: Omitted[PublicFeedback] = Field(default=None, description="exact (default) or ladder.")
     ladder_step: Omitted[LadderStep] = Field(default=None, description="Default max(0.001, 1/sqrt(public items)).")
     min_answered: Omitted[SliceItems] = Field(default=None, description="Default: no minimum.")
-    max_methods: Omitted[Positive] = Field(default=None, description="SPEC §9: methods per team or user; default 3.")
-    final_selections: Omitted[Positive] = Field(default=None, description="SPEC §9: default none (no selection).")
+    max_methods: Omitted[Positive] = Field(default=None, description="Methods per team or user; default 3.")
+    final_selections: Omitted[Positive] = Field(default=None, description="Default none (no selection).")
 
     def probing(self) -> dict[str, Any]:
         """Return the probing settings given in the form (left-out ones are None)."""
@@ -432,7 +432,7 @@ class PhaseAction(BaseModel):
 
 
 class RescoreQueued(BaseModel):
-    """The background job that re-scores a phase (SPEC §10): follow it at ``url``."""
+    """The background job that re-scores a phase (docs/ORGANIZING.md): follow it at ``url``."""
 
     id: int
     queued: int = Field(description="Submissions the job will score again (old scores stay until replaced).")
@@ -449,7 +449,7 @@ class PhaseOpen(BaseModel):
 
 
 class Job(BaseModel):
-    """A background job's progress (SPEC §10); for the competition's managers only."""
+    """A background job's progress (docs/ORGANIZING.md); for the competition's managers only."""
 
     id: int
     kind: str

@@ -1,4 +1,4 @@
-"""Request and response models of the entries API (SPEC §9): teams, final selection, baselines."""
+"""Request and response models of the entries API (docs/ENTRIES.md): teams, final selection, baselines."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ class Selection(BaseModel):
 class BaselineUpload(BaseModel):
     """Multipart form of POST /phases/{id}/baselines."""
 
-    file: bytes = Field(description="The baseline's prediction file, in any accepted format (SPEC §2.3).")
+    file: bytes = Field(description="The baseline's prediction file, in any accepted format (docs/FORMATS.md).")
     name: Annotated[str, Field(min_length=1, max_length=120)] = Field(description="E.g. 'Human' or 'GPT-4o'.")
     metadata: str | None = Field(default=None, description=METADATA_HELP)
 
@@ -101,7 +101,7 @@ class BaselineCreated(BaseModel):
 
 
 class EntrySettings(BaseModel):
-    """The phase's entry settings (SPEC §9)."""
+    """The phase's entry settings (docs/ENTRIES.md)."""
 
     max_methods: int = Field(description="Methods (entries) per team or user; a new one past it is refused (409).")
     final_selections: int | None = Field(description="Submissions a team may select for the private ranking after "

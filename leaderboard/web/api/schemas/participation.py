@@ -1,4 +1,4 @@
-"""Request and response models of participation approval and competition settings (SPEC §5; issue 17)."""
+"""Request and response models of participation approval and competition settings (docs/API.md; issue 17)."""
 
 from __future__ import annotations
 
