@@ -33,7 +33,7 @@ SCHEMA_VERSION = "0.3.0"
 LIBRARY_NAME = "tailboard"
 INTERVAL_METHOD = f"percentile bootstrap, {RESAMPLES} resamples"
 TASK_NAMES = {"binary": "binary (yes/no)", "multiple_choice": "multiple choice"}
-AVAILABILITY = {True: "open_weights", False: "closed_weights"}  # SPEC §9 open_weights; absent: "unknown"
+AVAILABILITY = {True: "open_weights", False: "closed_weights"}  # metadata open_weights; absent: "unknown"
 
 
 def every_eval_ever_records(phase: ExportPhase, entries: Iterable[ExportEntry], *, retrieved_at: datetime,

@@ -33,7 +33,7 @@ FALLBACK_PREFIX = "tailboard"
 CI_LEVEL = 0.95
 METADATA_KEYS = ("model", "model_id", "parameters_b", "open_weights", "uses_retrieval", "uses_knowledge_graph",
                  "prompting", "url", "notes")
-"""The metadata keys exported (SPEC §9 and ``model_id``); any other key is left out, so a key added to
+"""The metadata keys exported (docs/ENTRIES.md and ``model_id``); any other key is left out, so a key added to
 uploads later is not published by the exports until it is listed here."""
 
 
@@ -79,7 +79,7 @@ def exported_entries(phase: ExportPhase, entries: Iterable[ExportEntry], *,
 
 
 def entry_details(entry: ExportEntry) -> dict[str, str]:
-    """Return who the entry is and what it declared, every value a string (SPEC §9 metadata, rank)."""
+    """Return who the entry is and what it declared, every value a string (its metadata, docs/ENTRIES.md)."""
     details = {"display_name": entry.display_name, "method": entry.method, "is_baseline": _text(entry.is_baseline),
                "submission_id": str(entry.submission_id), "submitted_at": iso_utc(entry.submitted_at)}
     if entry.team is not None:

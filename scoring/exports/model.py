@@ -112,7 +112,7 @@ class ExportEntry:
 
     ``rank`` and ``stat_rank`` are None for baselines (placed by value, not ranked) and
     where the board gives none. ``team`` is None for a user without a team (then
-    ``display_name`` names the user). ``metadata`` holds SPEC §9's keys and ``model_id``.
+    ``display_name`` names the user). ``metadata`` holds docs/ENTRIES.md's keys and ``model_id``.
     ``submitted_at`` must carry its time zone (the exports write UTC).
     """
 

@@ -66,7 +66,7 @@ def metric_scale(path: str, *, task_type: TaskType) -> MetricScale:
     else:
         metric_id, kind = _IDS[resolved.metric]
         if resolved.metric == "f1" and task_type == "multiple_choice":
-            metric_id = "f1_macro"  # SPEC §3: a multiple-choice phase's f1 is its macro-F1
+            metric_id = "f1_macro"  # docs/METRICS.md: a multiple-choice phase's f1 is its macro-F1
     low, high, unit = 0.0, 1.0, "proportion"
     if parts[0] == "popularity" and parts[1] in DIFFERENCES:
         metric_id, kind = f"tailboard.{_DIFFERENCE_IDS[parts[1]]}.{resolved.metric}", "difference"

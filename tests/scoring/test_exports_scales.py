@@ -70,7 +70,7 @@ def test_pair_shares_are_rates_higher_is_better(share: str) -> None:
 def test_canonical_metric_ids_where_the_figure_is_the_global_metric() -> None:
     assert metric_scale("accuracy", task_type="binary").metric_id == "accuracy"
     assert metric_scale("f1", task_type="binary").metric_id == "f1"
-    assert metric_scale("f1", task_type="multiple_choice").metric_id == "f1_macro"  # SPEC §3: f1 is macro there
+    assert metric_scale("f1", task_type="multiple_choice").metric_id == "f1_macro"  # docs/METRICS.md: f1 is macro there
     assert metric_scale("macro_f1", task_type="binary").metric_id == "f1_macro"
     assert metric_scale("group_accuracy", task_type="binary").metric_id == "tailboard.group_accuracy"
     assert metric_scale("ece", task_type="binary").lower_is_better
