@@ -41,8 +41,6 @@ CURVE_MIN_ANSWERED = 100
 CALIBRATION_DECIMALS = 2
 """ece and aurc reach participants to 2 decimals: with chosen confidences, 4 decimals of ece x answered
 decode about five labels per upload even at 100 answered items (docs/PROBING.md)."""
-RESULT_KEYS = ("n_items", "overall", "breakdowns", "popularity", "pairs", "popularity_curve",
-               "risk_coverage", "aurc", "reliability")
 SLICE_KEYS = frozenset({"accuracy", "answer_rate", "selective_accuracy", "f1", "macro_f1", "macro_f1_fixed",
                         "avg_macro_f1", "group_accuracy", "ece", "aurc", "risk_coverage", "n", "answered", "correct",
                         "ci"})

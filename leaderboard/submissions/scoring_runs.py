@@ -101,33 +101,6 @@ def primary_values(results: dict[str, Any], metric: str) -> tuple[float | None, 
     return path_value(splits.get("public"), metric), path_value(splits.get("private"), metric)
 
 
-def requeue_phase(ctx: ServiceContext, *, phase: Phase) -> list[int]:
-    """Retire the active scores of a phase and queue every submission ever scored there again."""
-    ever_scored = select(Score.submission_id)
-    rows = list(ctx.session.scalars(
-        select(Submission)
-        .where(Submission.phase_id == phase.id, Submission.status.in_(("scored", "failed")),
-               Submission.id.in_(ever_scored))
-        .order_by(Submission.id)
-    ))
-    ids = [s.id for s in rows]
-    if ids:
-        ctx.session.execute(
-            update(Score)
-            .where(Score.submission_id.in_(ids), Score.retired_at.is_(None))
-            .values(retired_at=utcnow())
-            .execution_options(synchronize_session=False)
-        )
-    for submission in rows:
-        submission.status = "queued"
-        submission.failure_detail = None
-        submission.validation_errors = None
-        submission.attempts, submission.next_attempt_at, submission.scoring_started_at = 0, None, None
-    ctx.session.commit()
-    ctx.dispatch(ids)
-    return ids
-
-
 def _run(ctx: ServiceContext, submission_id: int, claimed: datetime) -> None:
     """Score the claimed submission against its phase's current labels and record the outcome."""
     submission = ctx.session.get(Submission, submission_id, populate_existing=True)

@@ -153,8 +153,8 @@ def trick_paths(app: Any, world: World, ctx: ServiceContext) -> list[str]:
     static = Path(app.static_folder)
     targets = [settings.labels_dir / p.labels_key for p in world.phases]
     assert all(t.exists() for t in targets), "the label files are not where the local storage keeps them"
-    project_labels = Path(__file__).resolve().parents[2] / "hidden_labels" / "README.md"
-    targets += [project_labels, settings.data_dir / "secret_key", Path(settings.database_url.split("///", 1)[-1])]
+    project_file = Path(__file__).resolve().parents[2] / "README.md"  # a file of the checkout outside static/
+    targets += [project_file, settings.data_dir / "secret_key", Path(settings.database_url.split("///", 1)[-1])]
     paths = []
     for target in targets:
         relative = os.path.relpath(target, static)

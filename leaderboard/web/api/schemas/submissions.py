@@ -1,0 +1,95 @@
+"""Submissions in the API: an upload's form, its acknowledgement, its redacted and rounded results."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from leaderboard.web.api.schemas.common import SubmissionStatus, ValidationErrors
+from leaderboard.web.api.schemas.entries import METADATA_HELP, METHOD_HELP
+from leaderboard.web.api.schemas.operations import Moderation
+
+
+class Metrics(BaseModel):
+    """One slice's metrics (docs/METRICS.md#metrics), rounded to 4 decimals; other keys may appear."""
+
+    model_config = ConfigDict(extra="allow")
+
+    accuracy: float | None = None
+    answer_rate: float | None = None
+    selective_accuracy: float | None = None
+    f1: float | None = None
+    macro_f1: float | None = None
+    group_accuracy: float | None = None
+    ece: float | None = None
+    n: int | None = None
+    answered: int | None = None
+    correct: int | None = None
+    ci: dict[str, list[float] | None] | None = Field(default=None, description="95% bootstrap intervals [lo, hi].")
+
+
+class Results(BaseModel):
+    """Scores of the splits the caller may see (docs/METRICS.md#the-result-object, redacted and rounded)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    n_items: int | None = None
+    overall: Metrics | None = None
+    breakdowns: dict[str, dict[str, Metrics]] | None = None
+    popularity: dict[str, Any] | None = Field(default=None, description="head/torso/tail slices, gap, relative_drop.")
+    pairs: dict[str, Any] | None = None
+    splits: dict[str, Any] | None = Field(default=None, description="The same object per visible split.")
+    file: dict[str, Any] | None = Field(
+        default=None, description="While the private split is hidden: n_items, answered and answer_rate of the "
+        "whole file (the public split's own answered counts would tell which items are public).")
+    feedback: dict[str, Any] | None = Field(
+        default=None, description="Under the ladder: rule, step, released, shown, shown_submission_id.")
+    warnings: list[Any] | None = None
+
+
+class SubmissionAccepted(BaseModel):
+    """The answer to an upload: the submission is stored and will be scored."""
+
+    id: int
+    status: SubmissionStatus
+    url: str = Field(description="Where to poll the submission's status.")
+
+
+class Submission(BaseModel):
+    """One submission: status, visible scores and validation problems."""
+
+    id: int
+    phase_id: int
+    status: SubmissionStatus
+    description: str
+    filename: str
+    method: str = Field(description="The entry's method (docs/ENTRIES.md).")
+    metadata: dict[str, Any] | None = Field(description="The entry's metadata as uploaded (keys: docs/ENTRIES.md).")
+    team: str | None = Field(description="The team the submission was made for, if any.")
+    selected: bool = Field(description="Selected for the final (private) ranking.")
+    created_at: datetime
+    updated_at: datetime
+    primary_metric: str
+    scores: Results | None = Field(description="Visible scores once scored; null before.")
+    scores_scope: Literal["all", "public"] | None = Field(
+        description="What the top level of `scores` covers: all items, or only the public split while the "
+        "private split is hidden (phase not closed)."
+    )
+    errors: ValidationErrors | None = Field(description="Validation problems, if the file was rejected.")
+    failure: str | None = Field(description="Why scoring failed, in participant-safe words.")
+    attempts: int | None = Field(None, description="Scoring attempts that failed on the platform's side so far "
+                                 "(each is retried with backoff); for the competition's organizers, null for others.")
+    moderation: Moderation | None = Field(None, description="Hidden or disqualified by the organizers (and why); "
+                                          "shown to its owner and the organizers.")
+    url: str
+
+
+class SubmissionUpload(BaseModel):
+    """Multipart form of POST /phases/{id}/submissions; method and metadata make the entry (docs/ENTRIES.md)."""
+
+    file: bytes = Field(description="The prediction file: CSV, JSON Lines, JSON, .zip or .gz (docs/FORMATS.md).")
+    description: str = Field(default="", max_length=500)
+    method: str = Field(default="", max_length=200, description=METHOD_HELP)
+    metadata: str = Field(default="", max_length=20000, description=METADATA_HELP)
