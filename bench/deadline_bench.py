@@ -139,6 +139,7 @@ def main() -> int:
         out["machine_after"], out["seconds"] = machine(), round(time.time() - started, 1)
         for backend, results in out["results"].items():
             out["table"][backend] = report.print_table(backend, results)
+        report.print_summary(out["table"])
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=1, default=str))
         print(f"\nraw figures: {args.json}; load average before {out['machine_before']['load_average']}, after "

@@ -45,7 +45,12 @@ class Reply:
 
 async def fetch(port: int, method: str, target: str, *, source: str = "127.0.0.1",
                 headers: dict[str, str] | None = None, body: bytes = b"", timeout: float = 120.0) -> Reply:
-    """Send one request on a new connection from source; return its reply (status 0 on no answer)."""
+    """Send one request on a new connection from source; return its reply (status 0 on no answer).
+
+    The reply is complete when its body is (Content-Length bytes, or the last chunk), as for
+    a browser or ``requests``; the server may keep the connection open past that (embedded
+    scoring runs when gunicorn closes the response, before it closes the socket).
+    """
     started = time.perf_counter()
     lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1", "Connection: close", *(
         f"{key}: {value}" for key, value in (headers or {}).items())]
@@ -53,45 +58,47 @@ async def fetch(port: int, method: str, target: str, *, source: str = "127.0.0.1
         lines.append(f"Content-Length: {len(body)}")
     request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
     try:
-        data = await asyncio.wait_for(_exchange(port, source, request), timeout)
-        status, reply_headers, reply_body = _parse(data)
-    except (OSError, TimeoutError, ValueError, IndexError) as error:
+        status, reply_headers, reply_body = await asyncio.wait_for(_exchange(port, source, request, method), timeout)
+    except (OSError, TimeoutError, ValueError, IndexError, asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError) as error:
         return Reply(0, time.perf_counter() - started, (), f"{type(error).__name__}: {error}".encode())
     return Reply(status, time.perf_counter() - started, reply_headers, reply_body)
 
 
-async def _exchange(port: int, source: str, request: bytes) -> bytes:
-    """Write the request and read the whole answer (the server closes the connection)."""
+async def _exchange(port: int, source: str, request: bytes,
+                    method: str) -> tuple[int, tuple[tuple[str, str], ...], bytes]:
+    """Write the request; read the status, headers and body as the headers delimit it."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
     try:
         writer.write(request)
-        return await reader.read(-1)
+        lines = (await reader.readuntil(b"\r\n\r\n"))[:-4].decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = tuple((k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in lines[1:]))
+        fields = {k.lower(): v for k, v in headers}
+        if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
+            body = b""
+        elif "chunked" in fields.get("transfer-encoding", "").lower():
+            body = await _read_chunked(reader)
+        elif "content-length" in fields:
+            body = await reader.readexactly(int(fields["content-length"]))
+        else:
+            body = await reader.read(-1)
+        return status, headers, body
     finally:
         writer.close()
 
 
-def _parse(data: bytes) -> tuple[int, tuple[tuple[str, str], ...], bytes]:
-    """Split a raw HTTP answer into status, headers and (de-chunked) body."""
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    headers = tuple((k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in lines[1:]))
-    if any(k.lower() == "transfer-encoding" and "chunked" in v.lower() for k, v in headers):
-        body = _dechunk(body)
-    return status, headers, body
-
-
-def _dechunk(body: bytes) -> bytes:
-    """Return a chunked body's payload."""
-    out, rest = [], body
-    while rest:
-        size_line, _, rest = rest.partition(b"\r\n")
-        size = int(size_line.split(b";")[0] or b"0", 16)
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    """Return a chunked body's payload, read up to its last chunk and trailer."""
+    out = []
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
         if size == 0:
-            break
-        out.append(rest[:size])
-        rest = rest[size + 2:]
-    return b"".join(out)
+            while (await reader.readuntil(b"\r\n")) != b"\r\n":
+                pass
+            return b"".join(out)
+        out.append(await reader.readexactly(size))
+        await reader.readexactly(2)
 
 
 def source_address(index: int) -> str:

@@ -95,13 +95,16 @@ def _queue_ok(f: Figures) -> bool:
 
 
 ROWS = (
-    Row("anon_page", "anonymous page, 50 clients", "fine (judged: p99 <= 200 ms, 0 errors)", _read_ok(200), _reads),
-    Row("anon_api", "anonymous API, 50 clients", "fine (judged: p99 <= 200 ms, 0 errors)", _read_ok(200), _reads),
-    Row("login_page", "logged-in page, 50 clients", "p99 <= 100 ms", _read_ok(100), _reads),
-    Row("token_api", "API with a participant's token, 50 clients", "p99 <= 100 ms", _read_ok(100), _reads),
+    Row("anon_page", "anonymous page, {clients} clients", "fine (judged: p99 <= 200 ms, 0 errors)", _read_ok(200),
+        _reads),
+    Row("anon_api", "anonymous API, {clients} clients", "fine (judged: p99 <= 200 ms, 0 errors)", _read_ok(200),
+        _reads),
+    Row("login_page", "logged-in page, {clients} clients (own sessions)", "p99 <= 100 ms", _read_ok(100), _reads),
+    Row("token_api", "API with a participant's token, {clients} clients", "p99 <= 100 ms", _read_ok(100), _reads),
     Row("distinct", "distinct search / page-number / sort URLs", "p99 <= 200 ms", _read_ok(200), _reads),
     Row("junk", "junk query parameters (?utm=<random>)", "p99 <= 200 ms (the cache holds)", _read_ok(200), _reads),
-    Row("uploads.reads", "reads while 2 uploads/s arrive for 60 s", "p99 <= 200 ms", _read_ok(200), _reads),
+    Row("uploads.reads", "reads while {upload_rate:g} uploads/s arrive for {duration:g} s", "p99 <= 200 ms",
+        _read_ok(200), _reads),
     Row("uploads", "those uploads", "0 errors, 202 <= 1 s, on the board <= 5 s", _uploads_ok, _uploads),
     Row("rescore", "rescore of all submissions", ">= 50 per s, reads unaffected (p99 <= 200 ms)", _rescore_ok,
         _rescore),
@@ -109,7 +112,8 @@ ROWS = (
         _kill_ok, _kill),
     Row("kill_celery", "scorer killed -9 mid-run, Celery (pool process)", "back in the queue within 60 s", _kill_ok,
         _kill),
-    Row("fairness_celery", "40 queued from one owner, then one from another (Celery, 1 slot)", "waits for at most one",
+    Row("fairness_celery", "{flood} queued from one owner, then one from another (Celery, 1 slot)",
+        "waits for at most one",
         lambda f: f.get("flood_before_other") is not None and f["flood_before_other"] <= 1, _fair),
     Row("fairness_embedded", "the same, embedded", "waits for at most one",
         lambda f: f.get("flood_before_other") is not None and f["flood_before_other"] <= 1, _fair),
@@ -143,12 +147,14 @@ def verdicts(results: Figures) -> list[dict[str, Any]]:
     """Return every row of the table with its measured text, target and verdict (None: not measured)."""
     out = []
     for row in ROWS:
+        title = row.title.format(**results.get("sizes", {"clients": "?", "upload_rate": 0, "duration": 0,
+                                                          "flood": "?"}))
         figures = figures_at(results, row.key)
         if figures is None:
-            out.append({"row": row.title, "measured": "not measured", "target": row.target, "verdict": None})
+            out.append({"row": title, "measured": "not measured", "target": row.target, "verdict": None})
             continue
         parent = figures_at(results, row.key.split(".")[0]) or {}
-        out.append({"row": row.title, "measured": row.show(figures), "target": row.target,
+        out.append({"row": title, "measured": row.show(figures), "target": row.target,
                     "verdict": row.judge(figures), "cpu": cpu_note(figures) or cpu_note(parent)})
     return out
 
@@ -164,3 +170,14 @@ def print_table(backend: str, results: Figures) -> list[dict[str, Any]]:
         print(f"[{verdict}] {item['row']}\n         measured: {item['measured']}\n         needed:   {item['target']}"
               + (f"\n         cpu:      {item['cpu']}" if item.get("cpu") else ""))
     return rows
+
+
+def print_summary(tables: dict[str, list[dict[str, Any]]]) -> None:
+    """Print one line per row with its verdict on each backend."""
+    backends = list(tables)
+    if not backends:
+        return
+    print("\n" + f"{'row':<72}" + "".join(f"{b:>10}" for b in backends))
+    for n, item in enumerate(tables[backends[0]]):
+        marks = ({True: "PASS", False: "FAIL", None: "-"}[tables[b][n]["verdict"]] for b in backends)
+        print(f"{item['row'][:71]:<72}" + "".join(f"{m:>10}" for m in marks))

@@ -59,7 +59,9 @@ def run_backend(backend: str, args: Any, results: dict[str, Any], *, source: Pat
     build(instance, bin_dir, args)
     results.update(build={**instance.figures, "total_s": round(time.perf_counter() - began, 1)},
                    size=f"{args.items} items, {args.submissions} submissions, {args.participants} participants, "
-                        f"{args.clients} clients")
+                        f"{args.clients} clients",
+                   sizes={"clients": args.clients, "upload_rate": args.upload_rate, "duration": args.duration,
+                          "flood": args.flood})
     print(f"   built in {results['build']['total_s']} s: {instance.figures}", flush=True)
     embedded(instance, args, results, bin_dir=bin_dir, cleanup=cleanup)
     if args.celery and ({"fairness", "queue", "kill"} & args.rows):

@@ -21,7 +21,6 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-
 from deadline.servers import children
 from deadline.site import submission, upload
 from deadline.world import Instance, Person, prediction_file

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import redis
-
 from deadline.loadgen import process_cpu_seconds
 
 

@@ -17,7 +17,6 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-
 from deadline import loadgen
 from deadline.loadgen import CpuMeter
 from deadline.reads import read_mix
@@ -100,7 +99,8 @@ def _upload_figures(sent: list[dict[str, Any]], seen: dict[int, float], missing:
     bodies = Counter(s["body"] for s in sent if s["body"])
     return {"sent": len(sent), "rate_per_s": args.upload_rate, "duration_s": args.duration,
             "statuses": dict(statuses), "errors_500": sum(n for code, n in statuses.items() if code.startswith("5")),
-            "no_answer": statuses.get("0", 0), "error_bodies": [{"count": n, "body": b} for b, n in bodies.most_common(5)],
+            "no_answer": statuses.get("0", 0),
+            "error_bodies": [{"count": n, "body": b} for b, n in bodies.most_common(5)],
             "to_202_p50_ms": ms(loadgen.quantile(to_202, 0.5)), "to_202_p99_ms": ms(loadgen.quantile(to_202, 0.99)),
             "to_202_max_ms": ms(max(to_202) if to_202 else None),
             "on_board": len(since_sent), "on_board_since_202_p50_s": s_(loadgen.quantile(since_202, 0.5)),

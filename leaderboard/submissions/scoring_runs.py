@@ -1,4 +1,4 @@
-"""Scoring runs: score one queued submission, rescore a phase.
+"""Scoring runs: score one queued submission; ``record_score`` (rescoring records its scores with it too).
 
 A run claims its submission (queued -> scoring, stamped with its own
 ``scoring_started_at``) and records a result only while it still holds that claim, so a
@@ -10,7 +10,7 @@ submission is always scored. A label file failing its integrity check is never s
 against: the run logs an ERROR and ``recovery.wait_for_labels`` queues it again with
 its charge refunded at once, until the file is restored.
 Scores are never overwritten: a new Score row retires the previous active ones
-(``retired_at``).
+(``retired_at``). A recorded score is announced with ``ctx.board_changed``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Competition bundles of CodaLab and Codabench read into a plan of what Tailboard would create (SPEC §13.1).
+"""Competition bundles of CodaLab and Codabench read into a plan of what Tailboard would create (docs/MOVING.md).
 
 ``read_bundle(source) -> BundlePlan``: the competition's text and pages, each phase
 that can be carried over (dates in UTC, limits, a label file in Tailboard's format, a

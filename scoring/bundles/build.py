@@ -1,4 +1,4 @@
-"""Read a CodaLab or Codabench competition bundle into a plan (SPEC §13.1): ``read_bundle``.
+"""Read a CodaLab or Codabench competition bundle into a plan (docs/MOVING.md): ``read_bundle``.
 
 The bundle is opened with the safe zip reader; competition.yaml is read into a draft
 by the reader of its format; then each phase's files are read: its reference data

@@ -1,4 +1,4 @@
-"""What a competition bundle becomes (SPEC §13.1): a plan of data, nothing written.
+"""What a competition bundle becomes (docs/MOVING.md): a plan of data, nothing written.
 
 ``read_bundle`` returns a ``BundlePlan``: the competition's title, description and
 pages, one ``PhasePlan`` per phase that can be carried over (its dates in UTC, its

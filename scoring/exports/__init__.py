@@ -1,4 +1,4 @@
-"""A phase's board in formats other tools read (SPEC §13.2): Every Eval Ever 0.3.0 and Hugging Face eval results.
+"""A phase's board in formats other tools read (docs/MOVING.md): Every Eval Ever 0.3.0 and Hugging Face eval results.
 
 The platform fills an ``ExportPhase`` and one ``ExportEntry`` per board row (figures
 as the board shows them: exact, or coarse with their step) and calls

@@ -1,4 +1,4 @@
-"""A phase's board as Every Eval Ever aggregate records (schema 0.3.0 of evaleval/every_eval_ever; SPEC §13.2).
+"""A phase's board as Every Eval Ever aggregate records (schema 0.3.0 of evaleval/every_eval_ever; docs/MOVING.md).
 
 One record per exported entry (``identity.exported_entries``): who ran what
 (``model_info``, the entry's metadata), where it was scored (``source_metadata``: the

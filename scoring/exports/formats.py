@@ -1,4 +1,4 @@
-"""The result export formats by name (SPEC §13.2), as ``GET /api/v1/phases/<id>/results?format=`` names them."""
+"""The result export formats by name (docs/MOVING.md), as ``GET /api/v1/phases/<id>/results?format=`` names them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A phase's board as Hugging Face model-card eval results (``huggingface_hub``'s ``EvalResult``; SPEC §13.2).
+"""A phase's board as Hugging Face model-card eval results (``huggingface_hub``'s ``EvalResult``; docs/MOVING.md).
 
 One record per exported entry: ``eval_results``, a list of plain dicts whose keys are
 ``EvalResult``'s keyword arguments (``EvalResult(**d)`` builds one), and

@@ -1,4 +1,4 @@
-"""What the platform hands the exports (SPEC §13.2): one phase's board as shown, in small frozen values.
+"""What the platform hands the exports (docs/MOVING.md): one phase's board as shown, in small frozen values.
 
 Nothing here knows the web application: the platform fills these from a board it may
 show to the reader (same visibility rules as the page), and every figure arrives as it

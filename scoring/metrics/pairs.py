@@ -1,7 +1,7 @@
 """Complete head/tail pairs of a slice: counted by outcome, split into a head and a tail side, resampled whole.
 
 A pair is complete in a slice when exactly two of the slice's items carry its code,
-one head and one tail (the rule the result's ``pairs`` object counts by, SPEC §3).
+one head and one tail (the rule the result's ``pairs`` object counts by, docs/METRICS.md).
 The ``pairs`` metrics of the registry (``avg_macro_f1``) read the two sides' cells
 tables; ComparisonQA's evaluation script computes them over its records, each one
 complete pair.

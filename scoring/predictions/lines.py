@@ -1,4 +1,4 @@
-"""Line-ordered prediction files (SPEC §13.1): one value per line, line N answering the label file's item N.
+"""Line-ordered prediction files (docs/FORMATS.md, Line-ordered files): one value per line, line N answering the label file's item N.
 
 A phase whose config says ``"prediction_format": "lines"`` (the phases imported from
 CodaLab and Codabench bundles, ``scoring.bundles``) also takes the files those platforms

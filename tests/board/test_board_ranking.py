@@ -233,7 +233,7 @@ def test_views_are_edited_live_and_checked_against_the_labels(ctx, make_phase, m
     update_settings(ctx, phase_id=phase.id, actor=OPERATOR,
                     views=[{"name": "Tail", "metric": "popularity.tail.accuracy", "columns": ["answer_rate"]}])
     board = read(ctx, phase)
-    assert [v.name for v in board.spec.views] == ["Tail"] and board.rows[0].value == 0.75
+    assert [v.name for v in board.layout.views] == ["Tail"] and board.rows[0].value == 0.75
     assert board.columns == ("answer_rate",)
     with pytest.raises(InvalidInput, match="breakdowns.category.physics.accuracy"):
         update_settings(ctx, phase_id=phase.id, actor=OPERATOR,
@@ -335,6 +335,6 @@ def test_the_ladder_step_of_a_phase_ranked_by_a_slice_comes_from_that_slices_pub
                                              "primary_metric": "popularity.tail.accuracy"})
     upload(ctx, phase, make_user(), make_predictions(wrong=1))
     board = read(ctx, phase)
-    assert board.spec.n_public == 4 and board.spec.n_primary == 2  # the public tail items: q3, q4
+    assert board.layout.n_public == 4 and board.layout.n_primary == 2  # the public tail items: q3, q4
     row = next(r for r in board.rows if not r.is_baseline)
     assert row.ladder_step == pytest.approx(1 / 2 ** 0.5)  # 1/sqrt(2), not 1/sqrt(4): one flip moves it by 1/2
