@@ -1,5 +1,6 @@
-"""Line-ordered prediction files (docs/FORMATS.md, Line-ordered files): one value per line, line N answering the label file's item N.
+"""Line-ordered prediction files: one value per line, line N answering the label file's item N.
 
+Rules: docs/FORMATS.md, Line-ordered files.
 A phase whose config says ``"prediction_format": "lines"`` (the phases imported from
 CodaLab and Codabench bundles, ``scoring.bundles``) also takes the files those platforms
 score: no header, no ids. The formats with ids are still read as usual; a file is

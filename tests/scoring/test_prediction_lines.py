@@ -1,4 +1,4 @@
-"""Line-ordered prediction files (docs/FORMATS.md, Line-ordered files): a phase with ``"prediction_format": "lines"`` takes one value per line.
+"""Line-ordered prediction files: a phase with ``"prediction_format": "lines"`` takes one value per line.
 
 Line N answers item N of the label file; the formats with ids still work beside it,
 and a phase in the default ``"ids"`` mode never reads a file that way.
