@@ -83,7 +83,7 @@ def cmd_submit(args: argparse.Namespace) -> None:
     metadata = entries.parse_meta(args.meta)
     client = _client()
     with tqdm(total=None, unit="B", unit_scale=True, unit_divisor=1024, desc="upload",
-              disable=args.quiet, file=sys.stderr) as bar:
+              disable=not _show_progress(args), file=sys.stderr) as bar:
         accepted = client.submit(args.phase, path, description=args.description, method=args.method,
                                  metadata=metadata, progress=_progress(bar))
     print(f"Submission {accepted['id']} accepted ({accepted['status']}): {accepted['url']}")
@@ -117,6 +117,11 @@ def cmd_phases(args: argparse.Namespace) -> None:
 def _client() -> Client:
     profile = load_profile()
     return Client(profile.url, profile.token)
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    """Draw the upload bar on a terminal only (or when --progress asks), never with --quiet."""
+    return not args.quiet and (args.progress or sys.stderr.isatty())
 
 
 def _progress(bar: tqdm) -> Callable[[int, int], None]:
@@ -192,6 +197,8 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--wait", action="store_true", help="wait for the scores and print them")
     submit.add_argument("--timeout", type=float, default=900, help="seconds --wait waits (default 900)")
     submit.add_argument("--quiet", action="store_true", help="no progress output")
+    submit.add_argument("--progress", action="store_true",
+                        help="draw the upload bar even when stderr is not a terminal (default: only on one)")
     submit.add_argument("--json", action="store_true", help="print the scored submission as JSON")
     submit.set_defaults(handler=cmd_submit)
     status = commands.add_parser("status", help="show a submission's status and scores")

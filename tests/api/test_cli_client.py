@@ -80,7 +80,8 @@ def test_submit_wait_prints_the_scores_with_a_progress_bar(logged_in, server, tm
     _, phase_id, _ = server
     path = tmp_path / "preds.csv"
     path.write_bytes(predictions(wrong=5))
-    result = tailboard(logged_in, "submit", str(phase_id), str(path), "--description", "cli run", "--wait")
+    result = tailboard(logged_in, "submit", str(phase_id), str(path), "--description", "cli run", "--wait",
+                       "--progress")
     assert result.returncode == 0, result.stderr
     assert "accepted" in result.stdout and ": scored" in result.stdout
     assert "accuracy" in result.stdout and "0.7500" in result.stdout
@@ -88,6 +89,16 @@ def test_submit_wait_prints_the_scores_with_a_progress_bar(logged_in, server, tm
     submission_id = result.stdout.split("Submission ")[1].split()[0]
     status = tailboard(logged_in, "status", submission_id)
     assert status.returncode == 0 and "0.7500" in status.stdout
+
+
+def test_submit_draws_no_progress_bar_when_stderr_is_not_a_terminal(logged_in, server, tmp_path):
+    _, phase_id, _ = server
+    path = tmp_path / "preds.csv"
+    path.write_bytes(predictions(wrong=1))
+    result = tailboard(logged_in, "submit", str(phase_id), str(path))
+    assert result.returncode == 0, result.stderr
+    assert "accepted" in result.stdout
+    assert "upload" not in result.stderr and "B/s" not in result.stderr
 
 
 def test_leaderboard_phases_and_csv(logged_in, server, tmp_path):
@@ -200,7 +211,7 @@ def test_a_50_mb_upload_streams_with_progress(logged_in, server, tmp_path):
         for i in range(20):
             handle.write(f'{{"id": "q{i}", "prediction": "{"yes" if i % 2 == 0 else "no"}"}}{padding}\n')
     assert path.stat().st_size > 50 * 1024 * 1024
-    result = tailboard(logged_in, "submit", str(phase_id), str(path), "--wait")
+    result = tailboard(logged_in, "submit", str(phase_id), str(path), "--wait", "--progress")
     assert result.returncode == 0, result.stderr
     assert "50.0M/50.0M" in result.stderr or "100%" in result.stderr
     assert "1.0000" in result.stdout
