@@ -53,6 +53,10 @@ class Submission(Base):
     next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime)
     # When the current scoring attempt started (a 'scoring' row older than a limit is stale).
     scoring_started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # While 'scoring': the scorer renews this lease every few seconds; once past, the sweep takes the row back.
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime)
+    # When a scorer last claimed it: the queue serves first the owner served least recently (docs/RUNNING.md).
+    served_at: Mapped[datetime | None] = mapped_column(DateTime)
     # The entry (docs/ENTRIES.md): the method it belongs to, the uploader's team at upload time, public metadata.
     method: Mapped[str] = mapped_column(String(80), default="default", server_default="default")
     entry_metadata: Mapped[dict[str, Any] | None] = mapped_column(JSON)
