@@ -83,8 +83,10 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metadata", metavar="JSON", type=Path,
                    help="creak: a JSON object mapping each id to its category, popularity (head, torso, tail "
                         "or a number) and split (public or private), which the release does not have")
+    p.add_argument("--verbose", action="store_true",
+                   help="print every entry (default: only entries with a reason, then the notes and the summary)")
     p.add_argument("--quiet", action="store_true",
-                   help="print only entries with a reason, the notes and the summary")
+                   help="the default: only entries with a reason, the notes and the summary")
 
 
 def import_cmd(args: argparse.Namespace) -> int:
@@ -95,14 +97,14 @@ def import_cmd(args: argparse.Namespace) -> int:
     except ImporterError as exc:
         print(f"import: {exc}", file=sys.stderr)
         return exc.exit_code
-    print_report(report, sys.stdout, quiet=getattr(args, "quiet", False))
+    print_report(report, sys.stdout, verbose=getattr(args, "verbose", False))
     return 0
 
 
-def print_report(report: ImportReport, out: TextIO, *, quiet: bool = False) -> None:
-    """Print the report readably: one line per entry, the notes, then the summary."""
+def print_report(report: ImportReport, out: TextIO, *, verbose: bool = False) -> None:
+    """Print the entries with a reason (every entry if verbose), the notes, then the summary."""
     for item in report.entries:
-        if not quiet or item.reason is not None:
+        if verbose or item.reason is not None:
             print(item.describe(), file=out)
     for note in report.notes:
         print(f"note: {note}", file=out)

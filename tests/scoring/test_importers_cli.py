@@ -26,9 +26,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str
     return code, captured.out, captured.err
 
 
-def test_report_prints_one_line_per_entry_then_the_summary(
+def test_verbose_report_prints_one_line_per_entry_then_the_summary(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "creak", FIXTURES / "creak_dev.json", tmp_path / "out")
+    code, out, err = run(capsys, "creak", FIXTURES / "creak_dev.json", tmp_path / "out", "--verbose")
     lines = out.splitlines()
     assert code == 0 and err == ""
     assert len(lines) == 7  # six records, then the summary
@@ -38,10 +38,10 @@ def test_report_prints_one_line_per_entry_then_the_summary(
     assert "labels.jsonl (4)" in lines[-1]
 
 
-def test_quiet_prints_only_entries_with_a_reason(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "tgcsr", FIXTURES / "tgcsr_ctx-tf-gt.jsonl", tmp_path / "out",
-                       "--quiet")
+@pytest.mark.parametrize("flags", [(), ("--quiet",)])
+def test_by_default_only_entries_with_a_reason_are_printed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]) -> None:
+    code, out, _ = run(capsys, "tgcsr", FIXTURES / "tgcsr_ctx-tf-gt.jsonl", tmp_path / "out", *flags)
     assert code == 0
     assert out.splitlines()[:2] == [
         "line 2: VC3-VC1 -> VC3-VC1 kept: tie in gt (3 of 6 yes) counted as yes",
