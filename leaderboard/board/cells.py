@@ -25,6 +25,7 @@ from leaderboard.platform import ServiceContext
 CHUNK = 200  # result objects held in memory at once while computing cells
 Cell = tuple[float | None, float | None, float | None, float | None]  # value, lo, hi, error (None: exact)
 NO_CELL: Cell = (None, None, None, None)
+CURVE_PREFIX = "curve."  # the popularity curve's cells (curve_cells), never a metric path
 
 
 def shown_split(phase: Phase, board: str) -> str:
@@ -59,6 +60,55 @@ def score_cells(results: dict[str, Any], *, phase: Phase, layout: BoardLayout,
             part = (shown.get("splits") or {}).get(shown_split(phase, board)) or {}
         for path in layout.paths:
             yield board, path, read_path(part, path)
+        if not builtin:  # a baseline is never drawn (board/curves.py)
+            for path, cell in curve_cells(part):
+                yield board, path, cell
+
+
+def curve_cells(part: dict[str, Any]) -> Iterator[tuple[str, Cell]]:
+    """Yield the popularity curve of a shown result as cells: per bin with a range, its bin, accuracy, answer rate.
+
+    ``curve.<i>.bin`` holds (items or None, lo, hi, grid), ``curve.<i>.accuracy`` (accuracy,
+    interval) and ``curve.<i>.answer_rate``; board/curves.py reads them back into the bins
+    the ranking page overlays, so no read loads a result object (docs/RANKING.md).
+    """
+    raw = part.get("popularity_curve")
+    bins = [b for b in (raw if isinstance(raw, list) else [])
+            if isinstance(b, dict) and _number(b.get("lo")) is not None and _number(b.get("hi")) is not None]
+    for index, part_bin in enumerate(bins):
+        n = part_bin.get("n")
+        count = float(n) if isinstance(n, int) and not isinstance(n, bool) else None
+        yield (f"{CURVE_PREFIX}{index}.bin",
+               (count, _number(part_bin["lo"]), _number(part_bin["hi"]), _number(part_bin.get("grid"))))
+        bounds = (part_bin.get("ci") or {}).get("accuracy")
+        pair = (_number(bounds[0]), _number(bounds[1])) if isinstance(bounds, (list, tuple)) and len(bounds) == 2 \
+            else (None, None)
+        if None in pair:
+            pair = (None, None)
+        accuracy = _number(part_bin.get("accuracy"))
+        if accuracy is not None or pair[0] is not None:
+            yield f"{CURVE_PREFIX}{index}.accuracy", (accuracy, pair[0], pair[1], None)
+        rate = _number(part_bin.get("answer_rate"))
+        if rate is not None:
+            yield f"{CURVE_PREFIX}{index}.answer_rate", (rate, None, None, None)
+
+
+def curve_bins(cells: dict[str, Cell]) -> tuple[dict[str, Any], ...]:
+    """Return the curve bins stored by curve_cells ({path: cell} of one score on one board), in bin order."""
+    count = sum(1 for path in cells if path.startswith(CURVE_PREFIX) and path.endswith(".bin"))
+    out = []
+    for index in range(count):
+        n, lo, hi, grid = cells.get(f"{CURVE_PREFIX}{index}.bin", NO_CELL)
+        if lo is None or hi is None:
+            continue
+        accuracy, ci_lo, ci_hi, _ = cells.get(f"{CURVE_PREFIX}{index}.accuracy", NO_CELL)
+        part: dict[str, Any] = {"lo": lo, "hi": hi, "n": None if n is None else int(n), "accuracy": accuracy,
+                                "answer_rate": cells.get(f"{CURVE_PREFIX}{index}.answer_rate", NO_CELL)[0],
+                                "grid": grid}
+        if ci_lo is not None and ci_hi is not None:
+            part["ci"] = {"accuracy": [ci_lo, ci_hi]}
+        out.append(part)
+    return tuple(out)
 
 
 def read_path(result: dict[str, Any], path: str) -> Cell:

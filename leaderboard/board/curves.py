@@ -8,7 +8,10 @@ to participants on that board: the public split while the phase is open (curve b
 on their grid, none below ``min_slice_items`` answered items, no item counts while the
 private split is hidden), the private split after it closes. An entry whose row follows
 the ladder shows no curve (its slices follow the ladder's decision, which a curve would
-bypass). Reading costs the chosen rows' result objects, nothing per submission.
+bypass). The bins are stored when the board refreshes, as cells computed through
+disclosure.visibility like every other figure of the board (board/cells.py's
+curve_cells), so reading costs one small query of the chosen rows' cells: no result
+object is loaded or redacted per request (docs/RANKING.md).
 """
 
 from __future__ import annotations
@@ -19,10 +22,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from leaderboard.board.cells import as_board
+from leaderboard.board.cells import CURVE_PREFIX, Cell, curve_bins
 from leaderboard.board.ranking import Leaderboard
-from leaderboard.disclosure import visible_results
-from leaderboard.models import BoardRow, Score
+from leaderboard.models import BoardRow, ScoreCell
 from leaderboard.platform import ServiceContext
 
 MAX_CURVES = 8
@@ -54,17 +56,16 @@ def board_curves(ctx: ServiceContext, *, board: Leaderboard,
     chosen = list(dict.fromkeys(submission_ids or board.top[:DEFAULT_CURVES]))[:MAX_CURVES]
     rows = _ranked_rows(ctx, board=board, submission_ids=chosen) if board.top else {}
     ladder = [i for i in chosen if i in rows and (rows[i].withheld or rows[i].ladder_step is not None)]
-    scores = _results(ctx, [rows[i].score_id for i in chosen if i in rows and i not in ladder])
-    phase = as_board(board.phase, board.board)
+    stored = _curve_cells(ctx, board=board.board, score_ids=[rows[i].score_id for i in chosen
+                                                             if i in rows and i not in ladder])
     entries = []
     for submission_id in chosen:
         row = rows.get(submission_id)
-        results = None if row is None else scores.get(row.score_id)
-        if row is None or results is None:
+        if row is None or submission_id in ladder:
             continue
-        bins = _with_range(_shown_split(visible_results(results, phase=phase), board).get("popularity_curve"))
+        bins = curve_bins(stored.get(row.score_id, {}))
         if bins:
-            entries.append(EntryCurve(submission_id=submission_id, name=entry_name(row), bins=tuple(bins)))
+            entries.append(EntryCurve(submission_id=submission_id, name=entry_name(row), bins=bins))
     shown = {e.submission_id for e in entries}
     candidates = tuple((r.submission_id, entry_name(r), r.submission_id in shown)
                        for r in board.rows if r.rank is not None)
@@ -86,26 +87,15 @@ def _ranked_rows(ctx: ServiceContext, *, board: Leaderboard, submission_ids: Ite
     return {row.submission_id: row for row in found}
 
 
-def _results(ctx: ServiceContext, score_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """Return the result objects of active scores by score id."""
+def _curve_cells(ctx: ServiceContext, *, board: str, score_ids: list[int]) -> dict[int, dict[str, Cell]]:
+    """Return {score id: {path: cell}} of the stored curve cells of some scores on a board (by primary key)."""
     if not score_ids:
         return {}
-    found = ctx.session.execute(select(Score.id, Score.results).where(
-        Score.id.in_(score_ids), Score.retired_at.is_(None)))
-    return {score_id: results for score_id, results in found}
-
-
-def _shown_split(shown: dict[str, Any], board: Leaderboard) -> dict[str, Any]:
-    """Return the part of a visible result the board ranks on: the private split after close, else the top level."""
-    if board.board == "closed" and board.phase.has_private_split:
-        part: dict[str, Any] = (shown.get("splits") or {}).get("private") or {}
-        return part
-    return shown
-
-
-def _with_range(raw: Any) -> tuple[dict[str, Any], ...]:
-    """Return the popularity-curve bins of a visible result that have a value range (a numeric lo and hi)."""
-    def number(value: Any) -> bool:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return tuple(part for part in (raw if isinstance(raw, list) else [])
-                 if isinstance(part, dict) and number(part.get("lo")) and number(part.get("hi")))
+    found = ctx.session.execute(
+        select(ScoreCell.score_id, ScoreCell.path, ScoreCell.value, ScoreCell.lo, ScoreCell.hi, ScoreCell.error)
+        .where(ScoreCell.score_id.in_(sorted(set(score_ids))), ScoreCell.board == board,
+               ScoreCell.path.startswith(CURVE_PREFIX, autoescape=True)))
+    out: dict[int, dict[str, Cell]] = {}
+    for score_id, path, value, lo, hi, error in found:
+        out.setdefault(score_id, {})[path] = (value, lo, hi, error)
+    return out
