@@ -6,15 +6,17 @@ dates, submissions with their files, statuses, entries and moderation, every sco
 under the display names they had (a name taken on this instance gets a suffix), since
 the archive holds no emails. Every file is checked against its SHA-256. The board of
 each phase is rebuilt from the scores; re-scoring here gives the same numbers.
+
+The zip is read with ``scoring.zips.SafeZip``: every member is inflated within a limit
+(a member that declares or inflates to more is refused before it fills memory), a name
+that would leave the archive refuses it, and a missing manifest key or a bad JSON line
+is an InvalidInput naming the member (and line), never a traceback.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
 import secrets
-import zipfile
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
@@ -38,6 +40,7 @@ from leaderboard.operations.archive_export import FORMAT, FORMAT_VERSION
 from leaderboard.phase_data import store_labels, store_questions
 from leaderboard.platform import Conflict, InvalidInput, ServiceContext
 from leaderboard.submissions import store_file
+from scoring.zips import MEMBER_LIMIT, ArchiveError, Record, SafeZip
 
 UNUSABLE_PASSWORD = "!"
 
@@ -54,18 +57,19 @@ def import_archive(ctx: ServiceContext, *, source: str | Path | IO[bytes], actor
     if owner is not None and not owner.is_organizer:
         raise InvalidInput(f"{owner.email} is not an organizer account: only organizers own competitions.")
     try:
-        archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as error:
+        archive = SafeZip(source)
+    except ArchiveError as error:
         raise InvalidInput(f"This is not a Tailboard archive (not a zip file: {error}).") from None
     with archive:
-        manifest = _manifest(archive)
-        competition = _competition(ctx, manifest["competition"], slug=slug, owner=owner)
-        users = _users(ctx, manifest["users"])
-        teams = _teams(ctx, competition, manifest["teams"], users)
-        for row in manifest["phases"]:
-            _phase(ctx, archive, competition, row, users=users, teams=teams)
-        _audit_log(ctx, archive, competition)
-        ctx.session.commit()
+        try:
+            manifest = _manifest(archive)
+            competition = _rebuild(ctx, archive, manifest, slug=slug, owner=owner)
+        except ArchiveError as error:
+            ctx.session.rollback()
+            raise InvalidInput(f"The archive cannot be imported: {error}.") from None
+        except BaseException:
+            ctx.session.rollback()
+            raise
         audit.record(ctx, actor=actor, competition=competition, target=f"competition {competition.slug}",
                      summary=f"imported the competition from an archive of Tailboard "
                              f"{manifest.get('tailboard_version', 'unknown')} exported {manifest.get('exported_at')}")
@@ -74,12 +78,26 @@ def import_archive(ctx: ServiceContext, *, source: str | Path | IO[bytes], actor
     return competition
 
 
-def _manifest(archive: zipfile.ZipFile) -> dict[str, Any]:
+def _rebuild(ctx: ServiceContext, archive: SafeZip, manifest: Record, *, slug: str | None,
+             owner: User | None) -> Competition:
+    """Insert the competition, its people, teams, phases and audit log from the archive, and commit."""
+    competition = _competition(ctx, manifest["competition"], slug=slug, owner=owner)
+    users = _users(ctx, manifest["users"])
+    teams = _teams(ctx, competition, manifest["teams"], users)
+    for row in manifest["phases"]:
+        _phase(ctx, archive, competition, row, users=users, teams=teams)
+    _audit_log(ctx, archive, competition)
+    ctx.session.commit()
+    return competition
+
+
+def _manifest(archive: SafeZip) -> Record:
     """Return the archive's manifest, or InvalidInput when it is not one this version reads."""
-    try:
-        manifest = json.loads(archive.read("manifest.json"))
-    except (KeyError, ValueError):
-        raise InvalidInput("This is not a Tailboard archive (no readable manifest.json).") from None
+    if not archive.has("manifest.json"):
+        raise InvalidInput("This is not a Tailboard archive (it has no manifest.json).")
+    manifest = archive.read_json("manifest.json")
+    if not isinstance(manifest, Record):
+        raise InvalidInput("This is not a Tailboard archive (manifest.json is not a JSON object).")
     if manifest.get("format") != FORMAT or manifest.get("format_version") != FORMAT_VERSION:
         raise InvalidInput(f"This archive's format is {manifest.get('format')!r} version "
                            f"{manifest.get('format_version')!r}; this instance reads {FORMAT!r} {FORMAT_VERSION}.")
@@ -139,7 +157,7 @@ def _teams(ctx: ServiceContext, competition: Competition, rows: list[dict[str, A
     return mapping
 
 
-def _phase(ctx: ServiceContext, archive: zipfile.ZipFile, competition: Competition, row: dict[str, Any], *,
+def _phase(ctx: ServiceContext, archive: SafeZip, competition: Competition, row: dict[str, Any], *,
            users: dict[int, int], teams: dict[int, int]) -> None:
     """Recreate one phase: label versions, questions, submissions with files, baselines, scores."""
     fields = ("position", "name", "description", "task_config", "label_version", "n_items", "has_private_split",
@@ -166,10 +184,12 @@ def _phase(ctx: ServiceContext, archive: zipfile.ZipFile, competition: Competiti
     ctx.session.flush()
 
 
-def _submission(ctx: ServiceContext, archive: zipfile.ZipFile, phase: Phase, row: dict[str, Any], *, base: str,
+def _submission(ctx: ServiceContext, archive: SafeZip, phase: Phase, row: dict[str, Any], *, base: str,
                 users: dict[int, int], teams: dict[int, int]) -> int:
     """Store one archived submission's file and insert its row (and its baseline row); return its new id."""
-    stored = store_file(ctx, phase_id=phase.id, data=_checked(archive, f"{base}/files/{row['ref']}", row["sha256"]))
+    data = _checked(archive, f"{base}/files/{row['ref']}", row["sha256"],
+                    limit=max(ctx.settings.max_upload_bytes, MEMBER_LIMIT))
+    stored = store_file(ctx, phase_id=phase.id, data=data)
     submission = Submission(
         phase_id=phase.id, user_id=users[row["user"]], team_id=teams.get(row["team"]) if row["team"] else None,
         filename=row["filename"], file_key=stored.key, file_sha256=stored.sha256, file_size=stored.size,
@@ -194,31 +214,23 @@ def _score(row: dict[str, Any], submission_id: int) -> Score:
                  **bits)
 
 
-def _audit_log(ctx: ServiceContext, archive: zipfile.ZipFile, competition: Competition) -> None:
+def _audit_log(ctx: ServiceContext, archive: SafeZip, competition: Competition) -> None:
     """Copy the archived audit log (its actors by name only)."""
     for row in _lines(archive, "audit.jsonl"):
         ctx.session.add(AuditEntry(competition_id=competition.id, at=_when(row["at"]), actor_name=row["actor"],
                                    target=row["target"], summary=row["summary"]))
 
 
-def _checked(archive: zipfile.ZipFile, name: str, sha256: str | None) -> bytes:
-    """Return an archived file's bytes, or InvalidInput when it is missing or not what the manifest says."""
-    try:
-        data = archive.read(name)
-    except KeyError:
-        raise InvalidInput(f"The archive lacks {name}.") from None
-    if sha256 and hashlib.sha256(data).hexdigest() != sha256:
-        raise InvalidInput(f"{name} in the archive is damaged (its SHA-256 is not the recorded one).")
-    return data
+def _checked(archive: SafeZip, name: str, sha256: str | None, *, limit: int = MEMBER_LIMIT) -> bytes:
+    """Return an archived file's bytes within limit, or ArchiveError when missing or not what the manifest says."""
+    if not archive.has(name):
+        raise InvalidInput(f"The archive lacks {name}.")
+    return archive.read(name, limit=limit, sha256=sha256 or None)
 
 
-def _lines(archive: zipfile.ZipFile, name: str) -> list[dict[str, Any]]:
+def _lines(archive: SafeZip, name: str) -> list[Record]:
     """Return the JSON Lines records of an archived file (none when it is absent)."""
-    try:
-        data = archive.read(name)
-    except KeyError:
-        return []
-    return [json.loads(line) for line in data.splitlines() if line.strip()]
+    return archive.read_jsonl(name) if archive.has(name) else []
 
 
 def _when(value: str | None) -> datetime | None:
