@@ -72,6 +72,10 @@ if os.environ.get("GUNICORN_CONTROL_SOCKET"):
 else:
     control_socket_disable = True
 
+# A file holding the master's process id, so a stop can signal this instance alone
+# (`kill $(cat FILE)`); none by default (systemd tracks the process itself).
+pidfile = os.environ.get("GUNICORN_PIDFILE") or None
+
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
