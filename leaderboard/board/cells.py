@@ -54,7 +54,7 @@ def score_cells(results: dict[str, Any], *, phase: Phase, layout: BoardLayout,
     states what this costs.
     """
     for board in BOARDS:
-        shown = visible_results(results, phase=as_board(phase, board), overall_only=builtin)
+        shown = visible_results(results, phase=as_board(phase, board))
         part = shown
         if board == "closed" and phase.has_private_split:
             part = (shown.get("splits") or {}).get(shown_split(phase, board)) or {}

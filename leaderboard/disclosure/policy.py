@@ -23,8 +23,9 @@ Organizers see everything. For anyone else:
   items shows no figure of ``overall`` at all: two or three answered items with one exact
   figure would tell their labels. ``ece``, ``aurc``, risk-coverage points and reliability
   bins are on the grid, points and bins at least max(min_slice_items, N/20) items apart.
-- Built-in baselines show overall scores only. Under ``public_feedback: ladder`` the
-  public figures follow the ladder (disclosure/probing.py).
+- Built-in baselines follow these rules like any upload (their slices too: an all-yes
+  baseline shows what anyone's all-yes upload would). Under ``public_feedback: ladder``
+  the public figures follow the ladder (disclosure/probing.py).
 
 Only known keys are passed on: a key added to the result object later stays hidden
 until it is listed here. disclosure/redaction.py applies these rules and disclosure/visibility.py

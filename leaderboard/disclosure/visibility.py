@@ -17,19 +17,16 @@ from leaderboard.models import Phase
 
 
 def visible_results(results: dict[str, Any], *, phase: Phase, viewer_is_organizer: bool = False,
-                    overall_only: bool = False, ladder: LadderDecision | None = None) -> dict[str, Any]:
+                    ladder: LadderDecision | None = None) -> dict[str, Any]:
     """Return the part of results the viewer may see, every float rounded to 4 decimals.
 
-    ``overall_only`` keeps just the overall slices: for the built-in baselines, whose
-    per-category scores are functions of the label distribution alone (an "all yes"
-    score of 0 on a category says every label in it is false). ``ladder`` is the
-    submission's ladder decision (probing.submission_decision) when the ladder applies.
+    The built-in baselines follow the same rules as any upload (an "all yes" file shows
+    what anyone's all-yes upload would). ``ladder`` is the submission's ladder decision
+    (probing.submission_decision) when the ladder applies.
     """
     if viewer_is_organizer:
         return cast(dict[str, Any], round_floats({k: v for k, v in results.items() if k != "draw"}))
     rules = SliceRules(phase, results)
-    if overall_only:
-        results = _overall_only(results)
     if private_hidden(results, phase=phase):
         public = (results.get("splits") or {}).get("public") or {}
         shown = rules.redact(public, reference=results, path="splits.public.", hide_membership=True)
@@ -63,14 +60,6 @@ def _without_counts(result: dict[str, Any]) -> dict[str, Any]:
     if isinstance(result, dict):
         return {key: _without_counts(value) for key, value in result.items() if key not in COUNT_KEYS}
     return result
-
-
-def _overall_only(results: dict[str, Any]) -> dict[str, Any]:
-    """Return results reduced to n_items, overall and warnings, in every split too."""
-    kept: dict[str, Any] = {key: results[key] for key in ("n_items", "overall", "warnings") if key in results}
-    if "splits" in results:
-        kept["splits"] = {name: _overall_only(part) for name, part in results["splits"].items()}
-    return kept
 
 
 def private_hidden(results: dict[str, Any], *, phase: Phase) -> bool:

@@ -30,7 +30,7 @@ from leaderboard.accounts import (
 )
 from leaderboard.disclosure import private_hidden, submission_decision, visible_results
 from leaderboard.entries import quota, rules
-from leaderboard.models import Baseline, Phase, Score, Submission, User
+from leaderboard.models import Phase, Score, Submission, User
 from leaderboard.platform import Conflict, InvalidInput, ServiceContext, TooLarge
 from leaderboard.platform.storage.base import StoredObject
 from leaderboard.submissions import recovery
@@ -137,11 +137,9 @@ def visible_scores(ctx: ServiceContext, *, submission: Submission, viewer: User 
     score = active_score(submission)
     if score is None:
         return None
-    builtin = ctx.session.scalar(select(Baseline.kind).where(Baseline.submission_id == submission.id)) == "builtin"
     manager = manages_submission(submission, viewer)
     ladder = None if manager else submission_decision(ctx, submission=submission, score=score)
-    return visible_results(score.results, phase=submission.phase, viewer_is_organizer=manager,
-                           overall_only=builtin, ladder=ladder)
+    return visible_results(score.results, phase=submission.phase, viewer_is_organizer=manager, ladder=ladder)
 
 
 def scoring_attempts(submission: Submission, viewer: User | None) -> int | None:
