@@ -1,12 +1,20 @@
-"""Mail to people: the outbox (rows written in the caller's transaction, delivered and retried later).
+"""Mail and webhooks to people: the mail outbox, submission mails, announcements, signed webhooks.
 
-Notifications and webhooks go here next. May import models and platform only.
+Every notice is a row written in the transaction of the event that causes it (so a
+rolled-back event sends nothing and a restart loses nothing) and delivered later by a
+background sender (leaderboard/workers/mail_sender.py, webhook_sender.py, or Celery's
+``tailboard.send_mail`` and ``tailboard.send_webhooks``). ``events`` is what the writers
+call (a submission scored or failed, a phase opened or closed, a board changed);
+``preferences`` the user's off switch; ``announcements`` an organizer's mail to a
+phase's audience; ``webhooks`` the signed deliveries. docs/NOTIFY.md describes them.
+May import models and platform only.
 """
 
 from __future__ import annotations
 
+from leaderboard.notify import announcements, events, preferences, webhooks
 from leaderboard.notify.outbox import Transport, deliver_due, mail_enabled, send_mail
 
 __all__ = [
-    "Transport", "deliver_due", "mail_enabled", "send_mail"
+    "Transport", "announcements", "deliver_due", "events", "mail_enabled", "preferences", "send_mail", "webhooks",
 ]
