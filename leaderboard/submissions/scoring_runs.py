@@ -24,6 +24,7 @@ from sqlalchemy import select, update
 
 from leaderboard.disclosure import with_draw
 from leaderboard.entries import quota
+from leaderboard.notify import events as notices
 from leaderboard.models import Phase, Score, Submission
 from leaderboard.phase_data import load_phase_labels
 from leaderboard.platform import LabelIntegrityError, ServiceContext
@@ -88,6 +89,7 @@ def record_score(
         .values(retired_at=utcnow())
         .execution_options(synchronize_session=False)
     )
+    notices.submission_scored(ctx, submission=submission, phase=phase, score=score)  # docs/NOTIFY.md
     ctx.session.commit()
     ctx.session.expire(submission)
     return score
@@ -136,6 +138,7 @@ def _fail_invalid(ctx: ServiceContext, submission: Submission, claimed: datetime
     if claim(ctx, submission.id, held_by(claimed), status="failed", failure_detail=detail,
              validation_errors=errors, scoring_started_at=None, next_attempt_at=None):
         quota.refund(ctx, submission=submission)
+        notices.submission_failed(ctx, submission=submission)  # docs/NOTIFY.md
     ctx.session.commit()
     ctx.session.expire(submission)
 
