@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import delete, func, select, update
 
 from leaderboard import accounts
 from leaderboard.accounts import OPERATOR, get_competition, phase_status
-from leaderboard.models import Competition, Phase, Submission, User
+from leaderboard.entries import quota
+from leaderboard.models import Competition, Phase, QuotaUsage, Submission, User
 from leaderboard.organizing import add_baseline, competitions, phases, run_importer
 from leaderboard.platform import NotFound, ServiceContext
 from leaderboard.platform.db import utcnow
@@ -158,8 +159,22 @@ def _enter_participants(ctx: ServiceContext, phase: Phase, users: list[User]) ->
             submission = accept_submission(ctx, phase_id=phase.id, user=user, filename=f"run{entry + 1}.csv",
                                            stream=content, description=f"run {entry + 1}")
             when = opened + timedelta(hours=5 * entry + index + 1)
-            ctx.session.execute(update(Submission).where(Submission.id == submission.id).values(created_at=when))
+            ctx.session.execute(update(Submission).where(Submission.id == submission.id)
+                                .values(created_at=when, quota_day=quota.utc_day(when)))
             ctx.session.commit()
+    _count_quota_on_their_days(ctx, phase)
+
+
+def _count_quota_on_their_days(ctx: ServiceContext, phase: Phase) -> None:
+    """Recount the phase's daily quota rows from its submissions' (back-dated) days, so today shows none used."""
+    owner_day = (Submission.user_id, Submission.team_id, Submission.quota_day)
+    counts = ctx.session.execute(
+        select(*owner_day, func.count()).where(Submission.phase_id == phase.id, Submission.quota_day.is_not(None))
+        .group_by(*owner_day)).all()
+    ctx.session.execute(delete(QuotaUsage).where(QuotaUsage.phase_id == phase.id, QuotaUsage.day != quota.TOTAL))
+    ctx.session.add_all(QuotaUsage(phase_id=phase.id, owner=quota.owner_key(user_id=user_id, team_id=team_id),
+                                   day=day, used=used) for user_id, team_id, day, used in counts)
+    ctx.session.commit()
 
 
 def _predictions(profile: Profile, labels: list[dict[str, Any]], *, seed: str, bonus: float) -> bytes:
