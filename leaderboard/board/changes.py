@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterable
 
 from leaderboard.board.versions import announce, refresh
+from leaderboard.notify import events as notices
 from leaderboard.platform import ServiceContext
 
 log = logging.getLogger(__name__)
@@ -31,3 +32,4 @@ def board_changed(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterabl
         refresh(ctx, phase_id=phase_id, covering=wanted)
     except Exception:  # the change is announced: the next reader refreshes before it reads (boards.fresh_version)
         log.exception("refreshing the board of phase %s failed; readers will refresh it", phase_id)
+    notices.board_changed(ctx, phase_id=phase_id)  # board.changed webhooks (docs/NOTIFY.md)

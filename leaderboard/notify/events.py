@@ -9,6 +9,8 @@ webhook carries ids and a status (docs/NOTIFY.md), never labels or per-item resu
 
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy import func, select
 
 from leaderboard.models import Competition, Phase, Score, Submission, User
@@ -17,6 +19,8 @@ from leaderboard.notify.preferences import submission_mail_on
 from leaderboard.notify.webhooks import enqueue
 from leaderboard.platform import ServiceContext
 from leaderboard.platform.db import utcnow
+
+log = logging.getLogger(__name__)
 
 SCORED_KIND = "submission_scored"
 FAILED_KIND = "submission_failed"

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from leaderboard.accounts import Actor, audit, managed_competition, managed_phase, phase_status
 from leaderboard.models import Job, LabelVersion, Phase
+from leaderboard.notify import events as notices
 from leaderboard.operations import count_eligible, jobs
 from leaderboard.organizing.baselines import ensure_builtin_baselines
 from leaderboard.phase_data import (
@@ -128,6 +129,7 @@ def open_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, confirm: boo
     if phase.start_at is None:
         phase.start_at = now
     verb = "reopened the closed phase" if was == "closed" else "opened the phase"
+    notices.phase_changed(ctx, phase=phase, event="phase.opened")  # written with the change (docs/NOTIFY.md)
     shown = " (its private split had been shown; confirmed)" if was == "closed" and phase.has_private_split else ""
     audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
                  summary=verb + shown)
@@ -146,6 +148,7 @@ def close_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
         phase.start_at = now
     if phase.has_private_split and phase.private_shown_at is None:
         phase.private_shown_at = now
+    notices.phase_changed(ctx, phase=phase, event="phase.closed")  # written with the change (docs/NOTIFY.md)
     audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
                  summary="closed the phase" + (" (the private split is now shown)" if phase.has_private_split else ""))
     ctx.board_changed(phase_id=phase.id)
