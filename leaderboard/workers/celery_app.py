@@ -21,13 +21,14 @@ from celery import Celery
 from sqlalchemy.exc import OperationalError
 
 from leaderboard.board import board_changed
-from leaderboard.notify import deliver_due, mail_enabled
+from leaderboard.notify import deliver_due, mail_enabled, webhooks
 from leaderboard.operations import resumable_ids, run_job
 from leaderboard.platform import Runtime, Settings, build_runtime
 from leaderboard.platform.runtime import JOB_TASK, MAIL_TASK, SCORE_TASK, SWEEP_TASK
 from leaderboard.platform.smtp import SmtpTransport, parse_smtp_url
 from leaderboard.submissions import score_submission
 from leaderboard.submissions.recovery import sweep
+from leaderboard.workers.webhook_sender import TASK as WEBHOOK_TASK
 
 app = Celery("tailboard")
 # A promise: settings are read when the worker first needs its config, not at import.
@@ -67,6 +68,9 @@ def _beat_schedule(settings: Settings) -> dict[str, Any]:
     if mail_enabled(settings) and settings.mail_seconds > 0:
         schedule["mail"] = {"task": MAIL_TASK, "schedule": settings.mail_seconds,
                             "options": {"expires": settings.mail_seconds}}
+    if settings.mail_seconds > 0:  # webhook deliveries (notify/webhooks.py), mail or no mail
+        schedule["webhooks"] = {"task": WEBHOOK_TASK, "schedule": settings.mail_seconds,
+                                "options": {"expires": settings.mail_seconds}}
     return schedule
 
 
@@ -116,3 +120,11 @@ def send_mail_task() -> int:
     transport = SmtpTransport(parse_smtp_url(runtime.settings.smtp_url or ""))
     with runtime.sessions() as session:
         return deliver_due(runtime.context(session), transport=transport)
+
+
+@app.task(name=WEBHOOK_TASK)
+def send_webhooks_task() -> int:
+    """Post the due webhook deliveries (notify/webhooks.py); return how many a receiver took."""
+    runtime = worker_runtime()
+    with runtime.sessions() as session:
+        return webhooks.deliver_due(runtime.context(session))
