@@ -30,7 +30,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard.web.board_cache import BoardCache
     from leaderboard.web.extensions import csrf, limiter, login_manager
     from leaderboard.web.pages import auth, operations, organizer, participation, public, teams, tokens
-    from leaderboard.workers import job_worker, mail_sender, sweeper
+    from leaderboard.workers import job_worker, mail_sender, sweeper, webhook_sender
 
     settings = Settings.from_env(**(config or {}))
     app = Flask(__name__)
@@ -54,6 +54,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     sweeper.init_app(app, runtime)
     job_worker.init_app(app, runtime)
     mail_sender.init_app(app, runtime)
+    webhook_sender.init_app(app, runtime)
     login_manager.init_app(app)
     csrf.init_app(app)
     limiter.init_app(app)
