@@ -24,8 +24,8 @@ from sqlalchemy import select, update
 
 from leaderboard.disclosure import with_draw
 from leaderboard.entries import quota
-from leaderboard.notify import events as notices
 from leaderboard.models import Phase, Score, Submission
+from leaderboard.notify import events as notices
 from leaderboard.phase_data import load_phase_labels
 from leaderboard.platform import LabelIntegrityError, ServiceContext
 from leaderboard.platform.db import utcnow
