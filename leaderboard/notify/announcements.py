@@ -44,7 +44,7 @@ def queue_announcement(ctx: ServiceContext, *, phase: Phase, audience: str, subj
                        competition_title: str) -> int:
     """Queue the announcement to every user of the audience in the caller's transaction; return how many."""
     ids = recipient_ids(ctx.session, phase=phase, audience=audience)
-    users = ctx.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id)) if ids else []
+    users: list[User] = list(ctx.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.id))) if ids else []
     footer = (f"\n\n--\nSent by the organizers of “{competition_title}” to {AUDIENCES[audience]} in the phase "
               f"“{phase.name}” on Tailboard.\n")
     sent = 0
