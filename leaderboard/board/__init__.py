@@ -22,6 +22,7 @@ from leaderboard.board.ranking import (
     DEFAULT_PER_PAGE,
     FLAG_FILTERS,
     MAX_PER_PAGE,
+    QUERY_KEYS,
     BoardQuery,
     Leaderboard,
     anonymous_key,
@@ -32,6 +33,7 @@ from leaderboard.board.versions import rebuild_from_scratch
 
 __all__ = [
     "AcrossBoard", "AcrossQuery", "BoardCurves", "BoardQuery", "DEFAULT_PER_PAGE", "FLAG_FILTERS", "Leaderboard",
-    "MAX_CURVES", "MAX_PER_PAGE", "ShownRow", "anonymous_key", "anonymous_row", "badges", "board_changed", "board_csv",
-    "board_curves", "board_page", "headtail_metric", "path_label", "phase_views", "rebuild_from_scratch"
+    "MAX_CURVES", "MAX_PER_PAGE", "QUERY_KEYS", "ShownRow", "anonymous_key", "anonymous_row", "badges",
+    "board_changed", "board_csv", "board_curves", "board_page", "headtail_metric", "path_label", "phase_views",
+    "rebuild_from_scratch"
 ]

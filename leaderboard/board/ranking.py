@@ -10,7 +10,7 @@ tells more than the page does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, select
@@ -31,6 +31,8 @@ MAX_PER_PAGE = 500
 DEFAULT_PER_PAGE = 50
 FIXED_SORTS = ("rank", "name", "submitted_at")
 FLAG_FILTERS = ("open_weights", "uses_retrieval", "uses_knowledge_graph")
+QUERY_KEYS = frozenset({"view", "page", "per_page", "sort", "order", "q", *FLAG_FILTERS, "prompting", "format"})
+"""The query parameters a board read (page or API) understands; any other is ignored, and left out of cache keys."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class Leaderboard:
     rows: list[ShownRow]
     top: tuple[int, ...]  # submission ids of the view's five best ranked entries
     version: int
+    readable: bool = True  # whether the rows are shown (False: an upcoming phase, to anyone but its managers)
 
     @property
     def view(self) -> View:
@@ -91,7 +94,13 @@ class Leaderboard:
         phase = self.phase
         return (phase.id, self.board, self.version, phase.name, phase.competition.title, phase_status(phase),
                 phase.end_at, self.view_index, self.page, self.per_page, self.sort, self.order, self.query.q,
-                tuple(sorted(self.query.flags.items())), self.query.prompting, self.query.every_row)
+                tuple(sorted(self.query.flags.items())), self.query.prompting, self.query.every_row, self.readable)
+
+    def for_everyone(self) -> Leaderboard:
+        """Return this answer with no row marked as the viewer's: what any reader of the same key is shown."""
+        if not any(row.mine for row in self.rows):
+            return self
+        return replace(self, rows=[replace(row, mine=False) if row.mine else row for row in self.rows])
 
 
 ANONYMOUS_STATE = (
@@ -166,7 +175,7 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
                        columns=loaded.present if readable else (),
                        total=len(picked), entries=len(rows), page=page, per_page=per_page, sort=sort, order=order,
                        query=query, rows=marked(window, user_id=user_id, team_ids=teams), top=top,
-                       version=loaded.version)
+                       version=loaded.version, readable=readable)
 
 
 def _view_index(layout: BoardLayout, name: str | None) -> int:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Response, request, url_for
+from flask import Response, jsonify, request, url_for
 
 from leaderboard.accounts import access
-from leaderboard.board import board_csv, ranking
+from leaderboard.board import Leaderboard, board_csv, ranking
 from leaderboard.entries import quota
 from leaderboard.organizing import phase_settings
 from leaderboard.organizing import phases as phase_service
@@ -15,8 +15,9 @@ from leaderboard.web.api.auth import current_user, require_organizer
 from leaderboard.web.api.blueprint import bp
 from leaderboard.web.api.deferred import dispatch_after_response
 from leaderboard.web.api.openapi import operation
-from leaderboard.web.api.parsing import board_query, json_body, parse_json, parse_query, respond
+from leaderboard.web.api.parsing import board_query, parse_json, parse_query, respond
 from leaderboard.web.board_cache.pages import cached_response
+from leaderboard.web.board_cache.shared import JSON_MARKS, JSON_UNMARKED, Marker, shared_body
 
 
 @bp.get("/phases/<id:phase_id>")
@@ -38,12 +39,23 @@ def get_leaderboard(phase_id: int) -> Response | tuple[Response, int]:
     """Rank a phase's entries on the split the caller may see: one view, paged, sorted, searched, filtered."""
     wanted, viewer = parse_query(schemas.LeaderboardQuery), current_user()
     board = ranking.leaderboard(context.ctx(), phase_id=phase_id, viewer=viewer, query=board_query(wanted))
-    if wanted.format == "csv":
+    if wanted.format == "csv":  # no row is marked in a CSV: the same text for everyone
         download = {"Content-Disposition": f'attachment; filename="phase-{phase_id}-leaderboard.csv"'}
-        return cached_response(board.cache_key, lambda: board_csv(board), personal=viewer is not None,
+        csv_body = shared_body(("csv", board.cache_key), lambda mark: board_csv(board.for_everyone()))
+        return cached_response(board.cache_key, lambda: csv_body.fill((), {}), personal=viewer is not None,
                                mimetype="text/csv", headers=download)
-    return cached_response(board.cache_key, lambda: json_body(serialize.leaderboard(board)),
+    body = shared_body(("json", board.cache_key), lambda mark: _marked_json(board.for_everyone(), mark), quoted=True)
+    mine = [row.mine for row in board.rows]
+    return cached_response(board.cache_key, lambda: body.fill(mine, JSON_MARKS, JSON_UNMARKED),
                            personal=viewer is not None, mimetype="application/json")
+
+
+def _marked_json(board: Leaderboard, mark: Marker) -> str:
+    """Return the JSON of a board answer for everyone, each row's ``mine`` a marker filled per request."""
+    data = serialize.leaderboard(board).model_dump(mode="json", exclude_unset=True)
+    for index, row in enumerate(data["rows"]):
+        row["mine"] = str(mark("mine", index))
+    return jsonify(data).get_data(as_text=True)  # as parsing.json_body sends a model
 
 
 @bp.post("/phases/<id:phase_id>/open")

@@ -5,8 +5,11 @@ What an anonymous reader gets from ``GET /phases/<id>/leaderboard`` or
 shown (name, status, competition title) and the query string (ranking.anonymous_key),
 so each process keeps the last such responses, headers included, and answers a repeated
 read with at most one small query and no Flask request at all (304 when the ETag matches).
-A request with a cookie or an Authorization header, a board with changes pending, or
-anything else goes to the app; a response is kept only when the app marked it shareable
+Query parameters a board read does not understand (``?utm=...``) are dropped from every
+board read's query string before the app or a key sees them (``canonical_query``), so
+they never make a new entry. A request with a cookie or an Authorization header, a board
+with changes pending, or anything else goes to the app (which serves a logged-in reader
+from the body kept for everyone, board_cache/shared.py); a response is kept only when the app marked it shareable
 (an ETag from board_cache/pages.py, no Set-Cookie). Like nginx's proxy cache, but it knows
 when the board moved: it remembers a board's state until web/board_cache/watch.py says it may
 have changed (on SQLite, at once from any process on the host; on PostgreSQL, this
@@ -20,15 +23,16 @@ import logging
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from leaderboard.board import anonymous_key, anonymous_row
+from leaderboard.board import QUERY_KEYS, anonymous_key, anonymous_row
 from leaderboard.platform import Runtime
+from leaderboard.web.board_cache.lru import BoundedLru
 from leaderboard.web.board_cache.pages import STAMP
 from leaderboard.web.board_cache.watch import MAX_AGE_SECONDS, BoardWatch
 from leaderboard.web.converters import MAX_ID, decimal_range_regex
@@ -36,6 +40,8 @@ from leaderboard.web.converters import MAX_ID, decimal_range_regex
 log = logging.getLogger(__name__)
 BOARD_PATH = re.compile(rf"^(?:/api/v1)?/phases/({decimal_range_regex(MAX_ID)})/leaderboard$")
 SIZE = 512
+MAX_BYTES = 64 * 1024 * 1024  # the kept responses' bodies, in all
+MAX_QUERY = 1024  # a longer query string (after dropping unknown parameters) is answered but not kept
 Stored = tuple[str, list[tuple[str, str]], bytes, str]  # status, headers, body, etag
 
 StartResponse = Callable[..., Any]
@@ -62,15 +68,17 @@ class BoardCache:
         self.engine = _state_engine(runtime)
         self.watch = BoardWatch(runtime.engine)
         self.memo: dict[int, tuple[Any, float, Any]] = {}  # phase -> (watch generation, valid until, anonymous_row)
-        self.stored: OrderedDict[tuple[Any, ...], Stored] = OrderedDict()
+        self.stored: BoundedLru[Stored] = BoundedLru(entries=SIZE, max_bytes=MAX_BYTES)
         self.lock = threading.Lock()
         self.filling: dict[tuple[Any, ...], threading.Lock] = {}
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Answer a cached anonymous board read, or pass the request to the app (keeping a shareable answer)."""
         found = BOARD_PATH.match(environ.get("PATH_INFO", ""))
-        if (found is None or environ.get("REQUEST_METHOD") != "GET" or environ.get("HTTP_COOKIE")
-                or environ.get("HTTP_AUTHORIZATION")):
+        if found is None or environ.get("REQUEST_METHOD") != "GET":
+            return self.app(environ, start_response)
+        environ["QUERY_STRING"] = canonical_query(environ.get("QUERY_STRING", ""))
+        if environ.get("HTTP_COOKIE") or environ.get("HTTP_AUTHORIZATION") or len(environ["QUERY_STRING"]) > MAX_QUERY:
             return self.app(environ, start_response)
         try:
             state = self._state(int(found.group(1)))
@@ -113,11 +121,7 @@ class BoardCache:
 
     def _kept(self, key: tuple[Any, ...]) -> Stored | None:
         """Return the kept answer for key (marking it recently used), or None."""
-        with self.lock:
-            hit = self.stored.get(key)
-            if hit is not None:
-                self.stored.move_to_end(key)
-            return hit
+        return self.stored.get(key)
 
     def _answer(self, hit: Stored, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Send a kept response, or 304 when the client has it already."""
@@ -147,8 +151,18 @@ class BoardCache:
         headers = captured.get("headers", [])
         names = {k.lower(): v for k, v in headers}
         if captured.get("status", "").startswith("200") and "etag" in names and "set-cookie" not in names:
-            with self.lock:
-                self.stored[key] = (captured["status"], headers, body, names["etag"])
-                while len(self.stored) > SIZE:
-                    self.stored.popitem(last=False)
+            self.stored.put(key, (captured["status"], headers, body, names["etag"]), len(body))
         return [body]
+
+
+def canonical_query(query: str) -> str:
+    """Return a board read's query string with only the parameters it understands, sorted by name.
+
+    Unknown parameters (``?utm=...``) change nothing a board read answers, so they are
+    dropped before the app or any cache key sees them: they never make a new cache entry.
+    Repeated names keep their order (the first one counts), values are kept as sent.
+    """
+    if not query:
+        return ""
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k in QUERY_KEYS]
+    return urlencode(sorted(pairs, key=lambda pair: pair[0]))

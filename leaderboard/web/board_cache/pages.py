@@ -4,24 +4,25 @@ A ranking page (or its API answer, or its CSV) is the same for every anonymous c
 until its board changes, so its body is kept by (the board answer's cache key, the media
 type, the request's path and query, the templates' stamp) and revalidated with
 ``If-None-Match``. Logged-in visitors and token callers see their own rows marked (and
-their name in the menu): their answers are built every time. Nothing here knows what a
-body holds: the caller's key must change whenever the body would.
+their name in the menu): their answers are assembled every time, around the body kept
+for everyone (board_cache/shared.py). Nothing here knows what a body holds: the caller's
+key must change whenever the body would. At most ``SIZE`` answers and ``MAX_BYTES`` are kept.
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 
 from flask import Response, request, session
 from flask_login import current_user
 
+from leaderboard.web.board_cache.lru import BoundedLru
+
 SIZE = 256
-_pages: OrderedDict[str, bytes] = OrderedDict()
-_lock = threading.Lock()
+MAX_BYTES = 64 * 1024 * 1024
+_pages: BoundedLru[bytes] = BoundedLru(entries=SIZE, max_bytes=MAX_BYTES)
 _ROOT = Path(__file__).resolve().parents[2]  # leaderboard/: its templates and stylesheets
 
 
@@ -51,15 +52,9 @@ def cached_response(key: Hashable, render: Callable[[], str | bytes], *, persona
     extra.update({"ETag": f'"{etag}"', "Cache-Control": "no-cache", "Vary": "Cookie, Authorization"})
     if etag in request.if_none_match:
         return Response(status=304, headers=extra)
-    with _lock:
-        body = _pages.get(etag)
-        if body is not None:
-            _pages.move_to_end(etag)
+    body = _pages.get(etag)
     if body is None:
         made = render()
         body = made.encode("utf-8") if isinstance(made, str) else made
-        with _lock:
-            _pages[etag] = body
-            while len(_pages) > SIZE:
-                _pages.popitem(last=False)
+        _pages.put(etag, body, len(body))
     return Response(body, mimetype=mimetype, headers=extra)

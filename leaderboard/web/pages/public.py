@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, send_file, url_for
 from flask_login import current_user, login_required
+from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from leaderboard import submissions
@@ -29,6 +30,7 @@ from leaderboard.organizing import competitions
 from leaderboard.phase_data import public_file
 from leaderboard.platform import Conflict, Forbidden, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid
 from leaderboard.web.board_cache.pages import cached_page
+from leaderboard.web.board_cache.shared import HTML_MARKS, shared_body
 from leaderboard.web.charts import board_chart
 from leaderboard.web.context import ctx
 from leaderboard.web.extensions import limiter, login_manager
@@ -140,9 +142,13 @@ def selection(submission_id: int, action: str) -> Response:
 def leaderboard(phase_id: int) -> Response:
     """Show one view of a phase's ranking: paged, sorted, searched, filtered, with head/tail and breakdowns."""
     board = ranking.leaderboard(ctx(), phase_id=phase_id, viewer=_user(), query=page_query(request.args))
+    everyone = board.for_everyone()  # the shared body is rendered for no viewer: marks are filled in per request
+    body = shared_body(("page", board.cache_key), lambda mark: render_template(
+        "public/_ranking.html", page=board_page(ctx(), everyone), phase=board.phase, mark=mark,
+        curves=board_chart(board_curves(ctx(), board=everyone))))
+    mine = [row.mine for row in board.rows]
     return cached_page(board.cache_key, lambda: render_template(
-        "public/leaderboard.html", page=board_page(ctx(), board), phase=board.phase,
-        curves=board_chart(board_curves(ctx(), board=board))))
+        "public/leaderboard.html", phase=board.phase, ranking=Markup(body.fill(mine, HTML_MARKS))))
 
 
 @bp.get("/phases/<id:phase_id>/leaderboard/curves")
