@@ -1,6 +1,7 @@
 """The operator's command line: ``flask --app app <group> <command>``, one module per group (docs/CLI.md).
 
-``accounts`` (users, tokens), ``phases`` (phases, rescore, requeue), ``competitions``,
+``accounts`` (users, tokens), ``phases`` (phases, rescore, requeue), ``competitions`` (with
+``bundles``: ``competitions import-bundle``),
 ``baselines``, ``boards`` and ``demo``; ``common`` holds what they share (the service
 context, domain errors as exit status 1, option types). An entry point: it may import any
 domain package below it, never ``web`` or ``workers``. Front door: ``init_app(app)``.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from flask import Flask
 
+from leaderboard.cli import bundles  # noqa: F401  (adds ``competitions import-bundle`` to competitions_cli)
 from leaderboard.cli.accounts import tokens_cli, users_cli
 from leaderboard.cli.baselines import baselines_cli
 from leaderboard.cli.boards import boards_cli

@@ -79,6 +79,8 @@ def config_to_json(config: PhaseConfig) -> dict[str, Any]:
     data["max_methods"] = config.max_methods
     if config.final_selections is not None:
         data["final_selections"] = config.final_selections
+    if config.prediction_format != "ids":
+        data["prediction_format"] = config.prediction_format  # line-ordered files (docs/FORMATS.md)
     return data
 
 
