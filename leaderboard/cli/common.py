@@ -1,13 +1,16 @@
 """What every organizer command shares: a service context, domain errors as exit status 1, option types.
 
-Every command prints what it did, then its result's id (or token) as its last line,
-and exits non-zero with the service's message when a domain error stops it. The CLI
+A command that creates something prints what it did, then the new id (or token) as
+its last line; the others print what they did, or with ``--json`` one JSON object of
+their result instead. Every command exits non-zero with the service's message when a
+domain error stops it. The CLI
 is the trusted operator shell: it calls the services with ``actor=OPERATOR``.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -41,6 +44,17 @@ def domain_errors(command: Callable[..., Any]) -> Callable[..., Any]:
             raise click.ClickException(error.message) from None
 
     return wrapper
+
+
+def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--json``: print the result as one JSON object instead of the message."""
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print the result as one JSON object instead of the message.")(command)
+
+
+def report(message: str, result: dict[str, Any], *, as_json: bool) -> None:
+    """Print the message, or with --json only the result object."""
+    click.echo(json.dumps(result) if as_json else message)
 
 
 DEFAULT = "default"

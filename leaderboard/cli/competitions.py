@@ -18,7 +18,7 @@ from flask.cli import AppGroup
 
 from leaderboard import accounts
 from leaderboard.accounts import OPERATOR, participation
-from leaderboard.cli.common import domain_errors, service_context
+from leaderboard.cli.common import domain_errors, json_option, report, service_context
 from leaderboard.models import User
 from leaderboard.operations import import_archive
 from leaderboard.organizing import competitions
@@ -73,30 +73,33 @@ def competitions_create(slug: str, title: str, description: str, owner_email: st
 @competitions_cli.command("set-owner")
 @click.argument("slug")
 @click.argument("email")
+@json_option
 @domain_errors
-def competitions_set_owner(slug: str, email: str) -> None:
-    """Make the organizer account EMAIL the owner of competition SLUG; prints its id last."""
+def competitions_set_owner(slug: str, email: str, as_json: bool) -> None:
+    """Make the organizer account EMAIL the owner of competition SLUG."""
     with service_context() as ctx:
         owner = accounts.get_user_by_email(ctx, email)
         competition = competitions.set_owner(ctx, slug=slug, owner=owner, actor=OPERATOR)
-        click.echo(f"Competition {competition.slug!r} is now {_managed_by(owner)}.")
-        click.echo(competition.id)
+        report(f"Competition {competition.slug!r} is now {_managed_by(owner)}.",
+               {"competition_id": competition.id, "owner": owner.email}, as_json=as_json)
 
 
 @competitions_cli.command("set")
 @click.argument("slug")
 @click.option("--requires-approval/--no-requires-approval", default=None,
               help="Participants need an organizer's approval before they can submit.")
+@json_option
 @domain_errors
-def competitions_set(slug: str, requires_approval: bool | None) -> None:
-    """Change a competition's settings; prints its id last."""
+def competitions_set(slug: str, requires_approval: bool | None, as_json: bool) -> None:
+    """Change a competition's settings."""
     if requires_approval is None:
         raise click.UsageError("Give --requires-approval or --no-requires-approval.")
     with service_context() as ctx:
         competition = competitions.update_competition(ctx, slug=slug, actor=OPERATOR,
                                                       requires_approval=requires_approval)
-        click.echo(f"Competition {competition.slug!r}: {participation.approval_rule(competition)}")
-        click.echo(competition.id)
+        report(f"Competition {competition.slug!r}: {participation.approval_rule(competition)}",
+               {"competition_id": competition.id, "requires_approval": competition.requires_approval},
+               as_json=as_json)
 
 
 @competitions_cli.command("import-archive")
@@ -113,3 +116,4 @@ def competitions_import_archive(archive: Path, slug: str | None, owner_email: st
         click.echo(f"Imported competition {competition.slug!r} with {len(competition.phases)} phase(s), "
                    f"{_managed_by(owner)}.")
         click.echo(competition.id)
+

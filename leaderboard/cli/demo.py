@@ -6,22 +6,24 @@ import click
 from flask.cli import with_appcontext
 
 from leaderboard import demo
-from leaderboard.cli.common import domain_errors, service_context
+from leaderboard.cli.common import domain_errors, json_option, report, service_context
 
 
 @click.command("demo")
 @with_appcontext
+@json_option
 @domain_errors
-def demo_command() -> None:
-    """Install a demo competition with phases, participants and scored entries; prints its id last."""
+def demo_command(as_json: bool) -> None:
+    """Install a demo competition with phases, participants and scored entries (once)."""
     with service_context() as ctx:
         competition, created = demo.install_demo(ctx)
         if created:
-            click.echo(f"Created demo competition {competition.slug!r} with {len(competition.phases)} phases; "
+            message = (f"Created demo competition {competition.slug!r} with {len(competition.phases)} phases; "
                        f"participants log in as {demo.PARTICIPANT_EMAILS[0]} (and others) with password "
                        f"{demo.PASSWORD!r}.")
         else:
-            click.echo(f"demo already present: competition {competition.slug!r}.")
-        click.echo(competition.id)
+            message = f"demo already present: competition {competition.slug!r}."
+        report(message, {"competition_id": competition.id, "slug": competition.slug, "created": created},
+               as_json=as_json)
 
 

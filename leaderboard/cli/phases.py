@@ -24,7 +24,9 @@ from leaderboard.cli.common import (
     IsoDateTime,
     domain_errors,
     entry_options,
+    json_option,
     probing_options,
+    report,
     service_context,
 )
 from leaderboard.disclosure import with_probing
@@ -97,9 +99,10 @@ def phases_create(slug: str, name: str, labels_path: Path | None, questions_path
 @click.argument("phase_id", type=int)
 @probing_options
 @entry_options
+@json_option
 @domain_errors
-def phases_set(phase_id: int, **settings: Any) -> None:
-    """Change a phase's probing defences or entry settings (no rescoring needed); prints its id last.
+def phases_set(phase_id: int, as_json: bool, **settings: Any) -> None:
+    """Change a phase's probing defences or entry settings (no rescoring needed).
 
     'default' restores a setting's default (ladder step from the public items; no minimum).
     """
@@ -110,68 +113,72 @@ def phases_set(phase_id: int, **settings: Any) -> None:
     with service_context() as ctx:
         phase = update_settings(ctx, phase_id=phase_id, actor=OPERATOR, **changes)
         config = phase.task_config
-        click.echo(f"Phase {phase.id} {phase.name!r}: min_slice_items {config.get('min_slice_items')}, "
-                   f"public_feedback {config.get('public_feedback')}, ladder_step "
-                   f"{config.get('ladder_step', 'default')}, min_answered {config.get('min_answered', 'none')}, "
-                   f"max_methods {config.get('max_methods', 3)}, final_selections "
-                   f"{config.get('final_selections', 'none')}.")
-        click.echo(phase.id)
+        shown = {"min_slice_items": config.get("min_slice_items"), "public_feedback": config.get("public_feedback"),
+                 "ladder_step": config.get("ladder_step", "default"),
+                 "min_answered": config.get("min_answered", "none"), "max_methods": config.get("max_methods", 3),
+                 "final_selections": config.get("final_selections", "none")}
+        report(f"Phase {phase.id} {phase.name!r}: " + ", ".join(f"{k} {v}" for k, v in shown.items()) + ".",
+               {"phase_id": phase.id, **shown}, as_json=as_json)
 
 
 @phases_cli.command("open")
 @click.argument("phase_id", type=int)
 @click.option("--confirm-reopen", is_flag=True,
               help="Reopen a closed phase although its private split has been shown.")
+@json_option
 @domain_errors
-def phases_open(phase_id: int, confirm_reopen: bool) -> None:
-    """Open a phase for submissions now; prints its id last."""
-    _change_phase(functools.partial(phases.open_phase, confirm=confirm_reopen), phase_id, "open")
+def phases_open(phase_id: int, confirm_reopen: bool, as_json: bool) -> None:
+    """Open a phase for submissions now."""
+    _change_phase(functools.partial(phases.open_phase, confirm=confirm_reopen), phase_id, "open", as_json)
 
 
 @phases_cli.command("close")
 @click.argument("phase_id", type=int)
+@json_option
 @domain_errors
-def phases_close(phase_id: int) -> None:
-    """Close a phase now (reveals its private leaderboard); prints its id last."""
-    _change_phase(phases.close_phase, phase_id, "closed")
+def phases_close(phase_id: int, as_json: bool) -> None:
+    """Close a phase now (reveals its private leaderboard)."""
+    _change_phase(phases.close_phase, phase_id, "closed", as_json)
 
 
-def _change_phase(action: Callable[..., Phase], phase_id: int, state: str) -> None:
-    """Run a phase action as the operator and print the new state, then the phase id."""
+def _change_phase(action: Callable[..., Phase], phase_id: int, state: str, as_json: bool) -> None:
+    """Run a phase action as the operator and print the new state."""
     with service_context() as ctx:
         phase = action(ctx, phase_id=phase_id, actor=OPERATOR)
-        click.echo(f"Phase {phase.id} {phase.name!r} is {state}.")
-        click.echo(phase.id)
+        report(f"Phase {phase.id} {phase.name!r} is {state}.", {"phase_id": phase.id, "status": state},
+               as_json=as_json)
 
 
 @click.command("rescore")
 @with_appcontext
 @click.argument("phase_id", type=int)
+@json_option
 @domain_errors
-def rescore_command(phase_id: int) -> None:
-    """Score a phase's submissions again in the foreground (the web's job runner); prints the phase id last."""
+def rescore_command(phase_id: int, as_json: bool) -> None:
+    """Score a phase's submissions again in the foreground (the web's job runner)."""
     with service_context() as ctx:
         job = phases.rescore_phase(ctx, phase_id=phase_id, actor=OPERATOR, run=False)
         total = rescoring.count_eligible(ctx, phase_id=phase_id)
-        click.echo(f"Re-scoring {total} submission(s) of phase {phase_id} (job {job.id})...")
+        if not as_json:
+            click.echo(f"Re-scoring {total} submission(s) of phase {phase_id} (job {job.id})...")
         run_job(ctx, job_id=job.id)
         view = jobs.get_job(ctx, job_id=job.id, actor=OPERATOR)
         if view.status != "done":
             raise click.ClickException(f"job {job.id} {view.status}: {view.error or 'stopped'}")
-        click.echo(f"Re-scored {view.done} submission(s) of phase {phase_id}.")
-        click.echo(phase_id)
+        report(f"Re-scored {view.done} submission(s) of phase {phase_id}.",
+               {"phase_id": phase_id, "job_id": job.id, "rescored": view.done}, as_json=as_json)
 
 
 @click.command("requeue")
 @with_appcontext
+@json_option
 @domain_errors
-def requeue_command() -> None:
-    """Dispatch every unfinished submission now (queued, stale scoring, old platform failures); prints how many last."""
+def requeue_command(as_json: bool) -> None:
+    """Dispatch every unfinished submission now (queued, stale scoring, old platform failures)."""
     with service_context() as ctx:
         ids = recovery.requeue_unfinished(ctx)
-        click.echo(f"Dispatched {len(ids)} unfinished submission(s){': ' if ids else '.'}"
-                   + ", ".join(str(i) for i in ids))
-        click.echo(len(ids))
+        report(f"Dispatched {len(ids)} unfinished submission(s){': ' if ids else '.'}"
+               + ", ".join(str(i) for i in ids), {"dispatched": list(ids)}, as_json=as_json)
 
 
 def _phase_files(labels: Path | None, questions: Path | None, config: Path | None,

@@ -23,7 +23,7 @@ def test_rebuild_recreates_the_rows_an_upgrade_lacks(app, runner, ctx, make_phas
     ctx.session.commit()
     result = runner.invoke(args=["boards", "rebuild"])
     assert result.exit_code == 0, result.output
-    assert result.output.strip().splitlines()[-1] == "1" and f"phase {phase.id}: board rebuilt" in result.output
+    assert result.output.strip().splitlines()[-1].startswith(f"phase {phase.id}: board rebuilt")
     assert ctx.session.scalar(select(func.count()).select_from(BoardRow)) == rows
     ctx.session.expire_all()
     assert [(r.rank, r.display_name, r.value, r.ci) for r in ranking.leaderboard(ctx, phase_id=phase.id).rows] == before

@@ -27,6 +27,13 @@ def last(runner, *args: str) -> str:
     return lines[-1]
 
 
+def as_json(runner, *args: str) -> dict:
+    """Invoke a command with --json that must succeed and return its one JSON object."""
+    code, lines = run(runner, *args, "--json")
+    assert code == 0 and len(lines) == 1, lines
+    return json.loads(lines[0])
+
+
 def test_users_create_prints_the_id_and_can_make_organizers(runner, ctx):
     user_id = int(last(runner, "users", "create", "Ada@Example.org", "--password", "long enough",
                        "--organizer", "--name", "Ada"))
@@ -105,7 +112,8 @@ def test_an_operator_only_competition_is_managed_by_no_organizer_until_it_gets_a
     competition, organizer = ctx.session.get(Competition, competition_id), ctx.session.get(User, org_id)
     assert competition.created_by_id is None
     assert not access.can_manage(competition, organizer) and access.can_manage(competition, access.OPERATOR)
-    assert int(last(runner, "competitions", "set-owner", "creak", "org@example.org")) == competition_id
+    code, lines = run(runner, "competitions", "set-owner", "creak", "org@example.org")
+    assert code == 0 and len(lines) == 1 and "is now" in lines[0] and "org@example.org" in lines[0]
     ctx.session.expire_all()
     assert access.can_manage(ctx.session.get(Competition, competition_id), organizer)
     assert run(runner, "competitions", "set-owner", "nope", "org@example.org")[0] == 1
@@ -113,7 +121,8 @@ def test_an_operator_only_competition_is_managed_by_no_organizer_until_it_gets_a
 
 def test_competitions_set_switches_participation_approval(runner, ctx):
     competition_id = int(last(runner, "competitions", "create", "creak", "--title", "CREAK", "--operator-only"))
-    assert int(last(runner, "competitions", "set", "creak", "--requires-approval")) == competition_id
+    assert as_json(runner, "competitions", "set", "creak", "--requires-approval") == {
+        "competition_id": competition_id, "requires_approval": True}
     ctx.session.expire_all()
     assert ctx.session.get(Competition, competition_id).requires_approval is True
     last(runner, "competitions", "set", "creak", "--no-requires-approval")
@@ -133,14 +142,16 @@ def test_phases_create_open_close_and_rescore(runner, ctx, tmp_path, labels_file
     phase = ctx.session.get(Phase, phase_id)
     assert (phase.max_per_day, phase.max_total, phase.has_private_split) == (3, 10, True)
     assert access.phase_status(phase) == "open"
-    assert int(last(runner, "phases", "close", str(phase_id))) == phase_id
+    assert run(runner, "phases", "close", str(phase_id)) == (0, [f"Phase {phase_id} 'Dev' is closed."])
     ctx.session.expire_all()
     assert access.phase_status(ctx.session.get(Phase, phase_id)) == "closed"
     code, lines = run(runner, "phases", "open", str(phase_id))  # its private split was shown: confirm first
     assert code == 1 and "Confirm" in lines[-1]
-    assert int(last(runner, "phases", "open", str(phase_id), "--confirm-reopen")) == phase_id
+    assert as_json(runner, "phases", "open", str(phase_id), "--confirm-reopen") == {"phase_id": phase_id,
+                                                                                     "status": "open"}
     code, lines = run(runner, "rescore", str(phase_id))
-    assert code == 0 and lines[-1] == str(phase_id) and "3 submission(s)" in lines[0]
+    assert code == 0 and "3 submission(s)" in lines[0]
+    assert lines[-1] == f"Re-scored 3 submission(s) of phase {phase_id}."
 
 
 def test_phases_create_reports_bad_labels_and_unknown_competitions(runner, tmp_path):
@@ -180,17 +191,19 @@ def test_requeue_dispatches_unfinished_submissions(runner, ctx, make_phase, make
                      file_sha256=stored.sha256, file_size=stored.size, status="queued")
     ctx.session.add(row)
     ctx.session.commit()
-    assert last(runner, "requeue") == "1"
+    assert as_json(runner, "requeue") == {"dispatched": [row.id]}
     ctx.session.expire_all()
     assert ctx.session.get(Submission, row.id).status == "scored"
-    assert last(runner, "requeue") == "0"
+    assert run(runner, "requeue") == (0, ["Dispatched 0 unfinished submission(s)."])
 
 
 @pytest.mark.slow
 def test_demo_installs_once_and_twice_is_harmless(runner, ctx):
-    competition_id = int(last(runner, "demo"))
     code, lines = run(runner, "demo")
-    assert code == 0 and "demo already present" in lines[0] and lines[-1] == str(competition_id)
+    assert code == 0 and len(lines) == 1 and lines[0].startswith("Created demo competition")  # no stray id line
+    competition_id = as_json(runner, "demo")["competition_id"]
+    code, lines = run(runner, "demo")
+    assert code == 0 and lines == [f"demo already present: competition '{SLUG}'."]
     competition = ctx.session.get(Competition, competition_id)
     assert competition.slug == SLUG
     statuses = [access.phase_status(p) for p in competition.phases]
