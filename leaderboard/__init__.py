@@ -25,7 +25,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard.operations import run_job
     from leaderboard.organizing import start_checks
     from leaderboard.platform import build_runtime
-    from leaderboard.submissions import score_submission
+    from leaderboard.submissions import score_in_turn
     from leaderboard.web import api, context, converters, errors, security, templating
     from leaderboard.web.board_cache import BoardCache
     from leaderboard.web.extensions import csrf, limiter, login_manager
@@ -48,7 +48,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # Behind nginx every client is 127.0.0.1; trust its X-Forwarded-* so rate limits see real clients.
         n = settings.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
-    runtime = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job)
+    runtime = build_runtime(settings, score=score_in_turn, board_changed=board_changed, run_job=run_job)
     context.init_app(app, runtime)
     app.wsgi_app = BoardCache(app.wsgi_app, runtime)  # type: ignore[method-assign]  # anonymous board reads
     sweeper.init_app(app, runtime)

@@ -1,7 +1,8 @@
 """The one job runner (docs/ORGANIZING.md): web, API, CLI, the worker thread and the Celery task all run jobs here.
 
-``run_job`` claims the job (operations/jobs.py), runs its kind's work, and ends it done or
-failed. The error written on a failed job is read by the competition's managers only
+``run_job`` claims the job (operations/jobs.py), runs its kind's work while a thread
+renews its heartbeat (platform/leases.py: a run killed with -9 is taken over once it
+lapses), and ends it done or failed. The error written on a failed job is read by the competition's managers only
 (GET /api/v1/jobs/<id>, the progress page); participants never see a job.
 """
 
@@ -14,6 +15,7 @@ from leaderboard.models import Job
 from leaderboard.operations import jobs
 from leaderboard.operations.rescoring import run_rescore
 from leaderboard.platform import DomainError, ServiceContext
+from leaderboard.platform.leases import renewing
 from leaderboard.platform.sessions import rollback_quietly
 
 log = logging.getLogger(__name__)
@@ -35,7 +37,9 @@ def run_job(ctx: ServiceContext, *, job_id: int) -> None:
     try:
         if work is None:
             raise DomainError(f"unknown job kind {job.kind!r}")
-        work(ctx, job_id=job_id, token=token)
+        with renewing(ctx.runtime.sessions, jobs.renewer(job_id, token), lease_seconds=ctx.settings.lease_seconds,
+                      what=f"job {job_id}"):
+            work(ctx, job_id=job_id, token=token)
     except Exception as error:  # the job ends failed with a message for its managers; the process goes on
         rollback_quietly(ctx.session)
         log.exception("job %s (%s) failed", job_id, job.kind)

@@ -2,7 +2,8 @@
 
 A job is created ``queued`` and committed before it is dispatched (``ctx.dispatch_job``),
 so a lost dispatch only delays it. A run claims it with a conditional UPDATE (queued, or
-running with a heartbeat older than stale_seconds: its process died) and a fresh token;
+running with a heartbeat older than lease_seconds: its process died, as the run renews
+its heartbeat every few seconds while it works, platform/leases.py) and a fresh token;
 every step of progress is another conditional UPDATE on that token, so a run that lost
 its claim (taken over, or superseded by a newer job on the same phase) stops at its next
 step without writing. The kinds' work lives in operations/job_runner.py.
@@ -16,12 +17,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
 
 from leaderboard.accounts import Actor, Operator, can_manage
 from leaderboard.accounts.audit import actor_id, actor_name
 from leaderboard.models import Competition, Job
 from leaderboard.platform import NotFound, ServiceContext
 from leaderboard.platform.db import utcnow
+from leaderboard.platform.leases import Renew
 
 UNFINISHED = ("queued", "running")
 MAX_ERROR = 2000
@@ -62,7 +65,7 @@ def create_job(ctx: ServiceContext, *, kind: str, actor: Actor, competition_id: 
 def claim_job(ctx: ServiceContext, *, job_id: int, now: datetime | None = None) -> str | None:
     """Take a queued or abandoned job for this run; return the run's token, or None when another run holds it."""
     now = now or utcnow()
-    stale = now - timedelta(seconds=ctx.settings.stale_seconds)
+    stale = now - timedelta(seconds=ctx.settings.lease_seconds)
     token = uuid.uuid4().hex
     result = ctx.session.execute(
         update(Job).where(Job.id == job_id, _claimable(stale))
@@ -109,8 +112,21 @@ def finish(ctx: ServiceContext, *, job_id: int, token: str, error: str | None = 
 
 def resumable_ids(ctx: ServiceContext, *, now: datetime | None = None) -> list[int]:
     """Return the jobs a worker should run now: queued ones, and running ones whose run stopped beating."""
-    stale = (now or utcnow()) - timedelta(seconds=ctx.settings.stale_seconds)
+    stale = (now or utcnow()) - timedelta(seconds=ctx.settings.lease_seconds)
     return list(ctx.session.scalars(select(Job.id).where(_claimable(stale)).order_by(Job.id)))
+
+
+def renewer(job_id: int, token: str) -> Renew:
+    """Return the renewal of the heartbeat of the run holding the job with token (platform/leases.py)."""
+    def renew(session: Session, _until: datetime) -> bool:
+        result = session.execute(
+            update(Job).where(Job.id == job_id, Job.claimed_by == token, Job.status == "running")
+            .values(heartbeat_at=utcnow())
+            .execution_options(synchronize_session=False))
+        session.commit()
+        return result.rowcount == 1  # type: ignore[attr-defined]
+
+    return renew
 
 
 def get_job(ctx: ServiceContext, *, job_id: int, actor: Actor | None) -> JobView:

@@ -34,9 +34,12 @@ class Settings:
     legacy_labels_dir: Path | None = None  # read-only fallback for label keys written before labels moved
     # Recovery of platform failures (submissions/recovery.py): how often the sweep runs (0: no
     # embedded timer), when unfinished work counts as abandoned, the first retry delay
-    # (doubling up to an hour), and the S3 connect/read timeout.
-    sweep_seconds: float = 30.0
+    # (doubling up to an hour), and the S3 connect/read timeout. A scoring run or a job holds a
+    # lease of lease_seconds it renews every lease_seconds / 4; once it lapses the sweep takes
+    # the work back (platform/leases.py).
+    sweep_seconds: float = 10.0
     stale_seconds: float = 900.0
+    lease_seconds: float = 20.0
     retry_seconds: float = 30.0
     storage_timeout_seconds: float = 30.0
     api_ratelimit: str = "300 per minute"  # every API call of one token or address (a Flask-Limiter string)
@@ -69,8 +72,9 @@ class Settings:
             trusted_proxies=int(env.get("TAILBOARD_TRUSTED_PROXIES", "0")),
             https=env.get("TAILBOARD_HTTPS", "").strip().lower() in ("1", "true", "yes", "on"),
             legacy_labels_dir=None if explicit_labels else LEGACY_LABELS_DIR,
-            sweep_seconds=float(env.get("TAILBOARD_SWEEP_SECONDS", "30")),
+            sweep_seconds=float(env.get("TAILBOARD_SWEEP_SECONDS", "10")),
             stale_seconds=float(env.get("TAILBOARD_STALE_SECONDS", "900")),
+            lease_seconds=float(env.get("TAILBOARD_LEASE_SECONDS", "20")),
             retry_seconds=float(env.get("TAILBOARD_RETRY_SECONDS", "30")),
             storage_timeout_seconds=float(env.get("TAILBOARD_STORAGE_TIMEOUT", "30")),
             api_ratelimit=env.get("TAILBOARD_API_RATELIMIT", "300 per minute"),

@@ -2,8 +2,10 @@
 
 ``intake`` stores an upload and lists submissions with their visible scores;
 ``acknowledge`` validates it, then charges the quota and queues it in one transaction;
-``claims`` is every status change as a conditional UPDATE; ``scoring_runs`` scores a queued
-submission and announces the change with ``ctx.board_changed``; ``recovery`` sweeps up
+``claims`` is every status change as a conditional UPDATE; ``queue`` orders the queued
+ones fairly between owners and tells each its place; ``scoring_runs`` scores a queued
+submission (``score_in_turn`` in embedded mode, ``wake_scorer`` for a Celery task: both
+take the fairest) and announces the change with ``ctx.board_changed``; ``recovery`` sweeps up
 what a crash or an outage left unfinished. May import disclosure, entries, phase_data,
 accounts, notify, models and platform; never the board.
 """
@@ -22,9 +24,12 @@ from leaderboard.submissions.intake import (
     store_file,
     visible_scores,
 )
-from leaderboard.submissions.scoring_runs import record_score, score_submission
+from leaderboard.submissions.queue import QueueStats, eta_seconds, per_second, queue_positions, queue_stats
+from leaderboard.submissions.scoring_runs import record_score, score_in_turn, score_submission, wake_scorer
 
 __all__ = [
-    "accept_submission", "active_score", "claim", "list_phase_submissions", "list_submissions", "read_upload",
-    "record_score", "score_submission", "scores_scope", "scoring_attempts", "store_file", "visible_scores"
+    "QueueStats", "accept_submission", "active_score", "claim", "eta_seconds", "list_phase_submissions",
+    "list_submissions", "per_second", "queue_positions", "queue_stats", "read_upload", "record_score",
+    "score_in_turn", "score_submission", "scores_scope", "scoring_attempts", "store_file", "visible_scores",
+    "wake_scorer",
 ]

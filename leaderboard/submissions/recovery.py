@@ -15,10 +15,11 @@ submissions/claims.py's conditional UPDATEs.
   hourly retries) does it end ``failed``, and then its charge is refunded.
 - ``sweep`` runs every ``sweep_seconds`` (Celery beat in celery mode, a timer thread of
   each web process in embedded mode: leaderboard/workers/sweeper.py); ``requeue_unfinished`` is
-  the release step's and an operator's ``flask --app app requeue``. Both dispatch queued
-  submissions that are due, take back ``scoring`` ones whose attempt started more than
-  ``stale_seconds`` ago (a killed worker: that counts as an attempt), and queue again the
-  platform failures recorded as final before retries existed.
+  the release step's and an operator's ``flask --app app requeue``. Both wake scorers for
+  queued submissions that are due, take back ``scoring`` ones whose lease lapsed (their
+  scorer stopped renewing it: killed or lost; that counts as an attempt, due again at
+  once the first time; a row scored before leases existed lapses after ``stale_seconds``),
+  and queue again the platform failures recorded as final before retries existed.
 - Every pick-up is a conditional UPDATE on the row's current state (``claims.claim``),
   and a scoring run records its result only while it still holds its own claim
   (scoring_runs), so concurrent sweepers never score one submission twice.
@@ -125,13 +126,13 @@ def requeue_unfinished(ctx: ServiceContext) -> list[int]:
 def _pick_up(ctx: ServiceContext, *, now: datetime, stale: datetime, due: ColumnElement[bool]) -> list[int]:
     """Settle, take back and queue again what is abandoned, then claim and dispatch the due queued rows."""
     _settle_unacknowledged(ctx, before=now - timedelta(seconds=ctx.settings.stale_seconds))
-    _take_back_stale(ctx, stale=stale)
+    _take_back_stale(ctx, now=now, stale=stale)
     _queue_old_platform_failures(ctx)
     dispatched = []
     for submission_id in _ids(ctx, and_(Submission.status == "queued", due)):
-        # Until it is due again, no other sweeper dispatches it; a lost dispatch is retried then.
-        if claim(ctx, submission_id, and_(Submission.status == "queued", due),
-                 next_attempt_at=now + timedelta(seconds=ctx.settings.stale_seconds)):
+        # Ready for a scorer (submissions/queue.py) and, touched, not woken again for stale_seconds.
+        if claim(ctx, submission_id, and_(Submission.status == "queued", due), next_attempt_at=None,
+                 updated_at=now):
             dispatched.append(submission_id)
         ctx.session.commit()
     ctx.dispatch(dispatched)
@@ -149,14 +150,16 @@ def _settle_unacknowledged(ctx: ServiceContext, *, before: datetime) -> None:
         ctx.session.commit()
 
 
-def _take_back_stale(ctx: ServiceContext, *, stale: datetime) -> None:
-    """Queue again (with backoff) scoring attempts that started before ``stale``: their scorer is gone."""
-    held = and_(Submission.status == "scoring",
-                or_(Submission.scoring_started_at < stale,
-                    and_(Submission.scoring_started_at.is_(None), Submission.updated_at < stale)))
+def _take_back_stale(ctx: ServiceContext, *, now: datetime, stale: datetime) -> None:
+    """Queue again scoring runs whose lease lapsed (their scorer is gone): due at once the first time."""
+    unleased = and_(Submission.lease_until.is_(None),
+                    or_(Submission.scoring_started_at < stale,
+                        and_(Submission.scoring_started_at.is_(None), Submission.updated_at < stale)))
+    held = and_(Submission.status == "scoring", or_(Submission.lease_until < now, unleased))
     for submission_id in _ids(ctx, held):
+        log.warning("submission %s: its scoring run stopped renewing its lease; it is queued again", submission_id)
         _retry_or_give_up(ctx, submission_id, held, detail="the scoring run stopped without a result "
-                                                           "(its worker was killed or lost)")
+                                                           "(its worker was killed or lost)", lapsed=True, now=now)
 
 
 def _queue_old_platform_failures(ctx: ServiceContext) -> None:
@@ -171,18 +174,24 @@ def _queue_old_platform_failures(ctx: ServiceContext) -> None:
         ctx.session.commit()
 
 
-def _retry_or_give_up(ctx: ServiceContext, submission_id: int, held: ColumnElement[bool], *, detail: str) -> None:
-    """Queue the submission again after a failed attempt, or end it failed and refunded after MAX_ATTEMPTS."""
+def _retry_or_give_up(ctx: ServiceContext, submission_id: int, held: ColumnElement[bool], *, detail: str,
+                      lapsed: bool = False, now: datetime | None = None) -> None:
+    """Queue the submission again after a failed attempt, or end it failed and refunded after MAX_ATTEMPTS.
+
+    A lapsed lease (its scorer was killed) is due again at once the first time, then backs
+    off like any failure: a file that kills every scorer does not keep them busy.
+    """
     submission = ctx.session.get(Submission, submission_id, populate_existing=True)
     if submission is None:
         return
     attempts = submission.attempts + 1
-    values: dict[str, Any] = {"attempts": Submission.attempts + 1, "scoring_started_at": None}
+    values: dict[str, Any] = {"attempts": Submission.attempts + 1, "scoring_started_at": None, "lease_until": None}
     if attempts >= MAX_ATTEMPTS:
         values.update(status="failed", next_attempt_at=None,
                       failure_detail=f"gave up after {attempts} attempts; the last failed with: {detail}")
     else:
-        values.update(status="queued", next_attempt_at=utcnow() + backoff(ctx, attempts),
+        delay = timedelta(0) if lapsed and attempts == 1 else backoff(ctx, attempts - 1 if lapsed else attempts)
+        values.update(status="queued", next_attempt_at=(now or utcnow()) + delay,
                       failure_detail=f"attempt {attempts} failed (retried later): {detail}")
     if claim(ctx, submission_id, held, **values) and values["status"] == "failed":
         quota.refund(ctx, submission=submission)

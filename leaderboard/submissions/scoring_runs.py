@@ -1,7 +1,8 @@
 """Scoring runs: score one queued submission; ``record_score`` (rescoring records its scores with it too).
 
 A run claims its submission (queued -> scoring, stamped with its own
-``scoring_started_at``) and records a result only while it still holds that claim, so a
+``scoring_started_at``; ``score_next`` takes the fairest one of submissions/queue.py),
+renews its lease while it works (platform/leases.py), and records a result only while it still holds that claim, so a
 run presumed dead and taken back by the sweep never adds a second score. It ends
 scored; failed when the file is invalid against the current labels (quota refunded);
 or, on a platform failure (storage or database away after a few quick tries, a bug),
@@ -21,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from leaderboard.disclosure import with_draw
 from leaderboard.entries import quota
@@ -29,8 +31,9 @@ from leaderboard.notify import events as notices
 from leaderboard.phase_data import load_phase_labels
 from leaderboard.platform import LabelIntegrityError, ServiceContext
 from leaderboard.platform.db import utcnow
+from leaderboard.platform.leases import Renew, renewing
 from leaderboard.platform.sessions import quick_retries, rollback_quietly
-from leaderboard.submissions import recovery
+from leaderboard.submissions import queue, recovery
 from leaderboard.submissions.claims import claim, held_by
 from scoring import PredictionFileError, evaluate, read_predictions
 from scoring.correctness import ItemCorrectness, item_correctness
@@ -40,26 +43,72 @@ log = logging.getLogger(__name__)
 
 
 def score_submission(ctx: ServiceContext, *, submission_id: int) -> None:
-    """Claim a queued submission and score it; a platform failure queues it again with backoff."""
+    """Claim this queued submission and score it; a platform failure queues it again with backoff."""
     claimed = utcnow()
-    if not claim(ctx, submission_id, Submission.status == "queued", status="scoring", scoring_started_at=claimed):
+    if not claim(ctx, submission_id, Submission.status == "queued", **queue.claim_values(ctx, claimed)):
         ctx.session.rollback()
         log.info("submission %s is not waiting to be scored; nothing to do", submission_id)
         return
     ctx.session.commit()
-    try:
-        quick_retries(lambda: _run(ctx, submission_id, claimed), session=ctx.session,
-                      what=f"scoring submission {submission_id}")
-    except LabelIntegrityError as error:
-        rollback_quietly(ctx.session)
-        log.error("submission %s is not scored: phase %s's label file fails its integrity check; its charge is "
-                  "refunded and it waits, queued, until an organizer restores the file", submission_id,
-                  error.phase_id)
-        recovery.wait_for_labels(ctx, submission_id=submission_id, claimed=claimed, detail=str(error))
-    except Exception as error:  # any other failure is the platform's, never the participant's: retried later
-        rollback_quietly(ctx.session)
-        log.exception("scoring submission %s failed; it is queued again", submission_id)
-        recovery.retry_later(ctx, submission_id=submission_id, claimed=claimed, detail=_describe(error))
+    _score_claimed(ctx, submission_id, claimed)
+
+
+def score_next(ctx: ServiceContext) -> int | None:
+    """Claim the fairest ready submission (submissions/queue.py) and score it; return its id, None when none waits."""
+    taken = queue.claim_next(ctx)
+    if taken is None:
+        return None
+    _score_claimed(ctx, *taken)
+    return taken[0]
+
+
+def wake_scorer(ctx: ServiceContext, *, submission_id: int) -> None:
+    """Score the fairest ready submission, whichever it is (a Celery task: the id it carries is only a wake-up)."""
+    picked = score_next(ctx)
+    log.info("woken for submission %s, scored %s", submission_id, picked)
+
+
+def score_in_turn(ctx: ServiceContext, *, submission_id: int) -> None:
+    """Score ready submissions in fair order until this one has been taken (embedded mode's dispatch)."""
+    for _ in range(queue.WINDOW):
+        picked = score_next(ctx)
+        if picked is None or picked == submission_id or not _waiting(ctx, submission_id):
+            return
+
+
+def _waiting(ctx: ServiceContext, submission_id: int) -> bool:
+    """Return whether the submission is still ready to be scored."""
+    return ctx.session.scalar(select(Submission.id).where(Submission.id == submission_id, queue.ready())) is not None
+
+
+def _score_claimed(ctx: ServiceContext, submission_id: int, claimed: datetime) -> None:
+    """Score a submission this run claimed at ``claimed``, renewing its lease meanwhile (platform/leases.py)."""
+    with renewing(ctx.runtime.sessions, _renewer(submission_id, claimed), lease_seconds=ctx.settings.lease_seconds,
+                  what=f"submission {submission_id}"):
+        try:
+            quick_retries(lambda: _run(ctx, submission_id, claimed), session=ctx.session,
+                          what=f"scoring submission {submission_id}")
+        except LabelIntegrityError as error:
+            rollback_quietly(ctx.session)
+            log.error("submission %s is not scored: phase %s's label file fails its integrity check; its charge "
+                      "is refunded and it waits, queued, until an organizer restores the file", submission_id,
+                      error.phase_id)
+            recovery.wait_for_labels(ctx, submission_id=submission_id, claimed=claimed, detail=str(error))
+        except Exception as error:  # any other failure is the platform's, never the participant's: retried later
+            rollback_quietly(ctx.session)
+            log.exception("scoring submission %s failed; it is queued again", submission_id)
+            recovery.retry_later(ctx, submission_id=submission_id, claimed=claimed, detail=_describe(error))
+
+
+def _renewer(submission_id: int, claimed: datetime) -> Renew:
+    """Return the renewal of the lease of the run that claimed the submission at ``claimed``."""
+    def renew(session: Session, until: datetime) -> bool:
+        result = session.execute(update(Submission).where(Submission.id == submission_id, held_by(claimed))
+                                 .values(lease_until=until).execution_options(synchronize_session=False))
+        session.commit()
+        return result.rowcount == 1  # type: ignore[attr-defined]
+
+    return renew
 
 
 def record_score(

@@ -1,13 +1,16 @@
 """The Celery app of the scale-out deployment: ``celery -A leaderboard.workers.celery_app worker`` and ``... beat``.
 
 The web process sends ``tailboard.score_submission`` by name (leaderboard/platform/runtime.py's CeleryDispatcher);
-this module is imported only by workers and beat. A submission is committed as queued
+this module is imported only by workers and beat. The task is a wake-up: the worker scores
+the fairest queued submission (submissions/queue.py), not necessarily the one it names,
+so one owner's flood never holds back another's upload. A submission is committed as queued
 before it is sent, the task is acknowledged only after it ran (``task_acks_late``), and
 a worker process killed mid-task gives the message back (``task_reject_on_worker_lost``).
 A whole worker killed leaves its message unacknowledged in Redis until the visibility
 timeout (stale_seconds, not Redis's default hour) and its submission ``scoring``: beat
 runs ``tailboard.sweep`` every sweep_seconds, which takes such a submission back once its
-attempt is older than stale_seconds and dispatches it again (submissions/recovery.py).
+lease lapsed (lease_seconds without renewal: platform/leases.py) and wakes a scorer for
+it again (submissions/recovery.py).
 Nobody has to run ``flask requeue``. With mail on, beat also runs ``tailboard.send_mail``
 every mail_seconds: the outbox's due mails (notify/outbox.py) go out from a worker.
 """
@@ -26,7 +29,7 @@ from leaderboard.operations import resumable_ids, run_job
 from leaderboard.platform import Runtime, Settings, build_runtime
 from leaderboard.platform.runtime import JOB_TASK, MAIL_TASK, SCORE_TASK, SWEEP_TASK
 from leaderboard.platform.smtp import SmtpTransport, parse_smtp_url
-from leaderboard.submissions import score_submission
+from leaderboard.submissions import wake_scorer
 from leaderboard.submissions.recovery import sweep
 from leaderboard.workers.webhook_sender import TASK as WEBHOOK_TASK
 
@@ -79,7 +82,7 @@ def worker_runtime() -> Runtime:
     pid = os.getpid()
     if pid not in _runtimes:
         _runtimes.clear()  # an inherited parent runtime must not share connections
-        _runtimes[pid] = build_runtime(Settings.from_env(), score=score_submission, board_changed=board_changed,
+        _runtimes[pid] = build_runtime(Settings.from_env(), score=wake_scorer, board_changed=board_changed,
                                        run_job=run_job)
     return _runtimes[pid]
 
@@ -91,7 +94,7 @@ def worker_runtime() -> Runtime:
     max_retries=8,
 )
 def score_submission_task(submission_id: int) -> None:
-    """Score one submission in a fresh session of this worker's runtime."""
+    """Wake up: score the fairest queued submission (not necessarily this one) in a fresh session."""
     worker_runtime().score_now(submission_id)
 
 
