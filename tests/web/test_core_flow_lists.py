@@ -3,6 +3,7 @@ status, failed uploads folded away; the organizer's list shows the same value.""
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Callable
 from typing import Any
@@ -17,10 +18,8 @@ pytestmark = pytest.mark.backends("sqlite")
 
 def _upload(ctx: ServiceContext, phase: Any, user: Any, data: bytes) -> None:
     """Upload a file as user; an invalid one is stored failed."""
-    try:
+    with contextlib.suppress(SubmissionInvalid):
         submissions.accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv", stream=io.BytesIO(data))
-    except SubmissionInvalid:
-        pass
 
 
 def test_own_list_puts_scored_first_and_folds_failed_uploads(

@@ -68,9 +68,10 @@ def phase(item: Phase, quota: QuotaStatus | None) -> schemas.Phase:
     )
 
 
-def accepted(item: Submission) -> schemas.SubmissionAccepted:
-    """Return the 202 answer to an upload."""
-    return schemas.SubmissionAccepted(id=item.id, status=item.status, url=_submission_url(item))  # type: ignore[arg-type]
+def accepted(item: Submission, *, warnings: list[str] | None = None) -> schemas.SubmissionAccepted:
+    """Return the 202 answer to an upload, with the warnings the upload form would ask about."""
+    return schemas.SubmissionAccepted(id=item.id, status=item.status, url=_submission_url(item),  # type: ignore[arg-type]
+                                      warnings=warnings or [])
 
 
 def submission(item: Submission, *, shown: dict[str, Any] | None, scope: str | None,

@@ -11,6 +11,7 @@ from leaderboard.entries import final_selections, metadata_from_json, selections
 from leaderboard.models import Submission
 from leaderboard.platform import NotFound, Unauthorized
 from leaderboard.submissions import intake as submission_service
+from leaderboard.submissions.coverage import file_coverage
 from leaderboard.web import context
 from leaderboard.web.api import schemas, serialize
 from leaderboard.web.api.auth import current_user, require_user
@@ -34,18 +35,20 @@ def create_submission(phase_id: int) -> tuple[Response, int]:
     user = require_user()
     fields, files = parse_form(schemas.SubmissionUpload)
     upload = files["file"]
+    data = submission_service.read_upload(cast(BinaryIO, upload.stream), limit=context.ctx().settings.max_upload_bytes)
     item = submission_service.accept_submission(
         dispatch_after_response(),
         phase_id=phase_id,
         user=user,
         filename=upload.filename or "predictions",
-        stream=cast(BinaryIO, upload.stream),
+        stream=data,
         description=fields.description,
         idempotency_key=request.headers.get("Idempotency-Key"),
         method=fields.method,
         metadata=metadata_from_json(fields.metadata),
     )
-    body = serialize.accepted(item)
+    coverage = file_coverage(context.ctx(), phase_id=phase_id, data=data) if item.status != "failed" else None
+    body = serialize.accepted(item, warnings=[w for w in [coverage and coverage.warning()] if w])
     response, status = respond(body, 202)
     response.headers["Location"] = body.url
     return response, status

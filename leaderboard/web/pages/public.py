@@ -35,6 +35,7 @@ from leaderboard.web.charts import board_chart
 from leaderboard.web.context import ctx
 from leaderboard.web.extensions import limiter, login_manager
 from leaderboard.web.forms import ActionForm, SubmissionForm
+from leaderboard.web.pages import uploads
 from leaderboard.web.pages.board_args import across_query, page_query
 
 bp = Blueprint("public", __name__)
@@ -96,17 +97,18 @@ def _invalid_upload_limit() -> str:
 @login_required
 @limiter.limit(_invalid_upload_limit, key_func=_uploader_key, deduct_when=lambda r: r.status_code in (400, 413),
                override_defaults=False, error_message="Too many rejected uploads; fix the file and try again later.")
-def upload(phase_id: int) -> Response | tuple[str, int]:
+def upload(phase_id: int) -> Response | str | tuple[str, int]:
     """Accept an uploaded prediction file and go to its submission page."""
     form = SubmissionForm()
     if not form.validate_on_submit():
         return _render_phase(phase_id, form), 400
     try:
-        submission = submissions.accept_submission(
-            ctx(), phase_id=phase_id, user=_user(), filename=form.file.data.filename or "predictions",
-            stream=form.file.data.stream, description=form.description.data or "", method=form.method.data,
-            metadata=rules.metadata_from_fields(form.metadata_fields()),
-        )
+        fields = uploads.form_fields(form)
+        data = submissions.read_upload(form.file.data.stream, limit=ctx().settings.max_upload_bytes)
+        partial = uploads.flag_partial(ctx(), phase_id=phase_id, user=_user(), data=data, fields=fields)
+        if partial is not None:  # asked before it is charged: the file waits for the uploader's answer
+            return _render_phase(phase_id, form, partial=partial)
+        submission = uploads.accept(ctx(), phase_id=phase_id, user=_user(), data=data, fields=fields)
     except SubmissionInvalid as exc:
         return _render_phase(phase_id, form, invalid=exc.details), 400
     except QuotaExceeded as exc:
@@ -118,6 +120,29 @@ def upload(phase_id: int) -> Response | tuple[str, int]:
         form.show_refusal(exc)
         return _render_phase(phase_id, form, entry_error=exc), 409
     except Forbidden as exc:  # the email is not confirmed, or the organizers have not approved the uploader
+        return _render_phase(phase_id, form, refusal=exc), 403
+    return redirect(url_for("public.submission", submission_id=submission.id), code=303)
+
+
+@bp.post("/phases/<id:phase_id>/confirm-upload")
+@login_required
+def confirm_upload(phase_id: int) -> Response | tuple[str, int]:
+    """Submit the file the upload form asked about (it answers few items), as kept, then go to its submission."""
+    form = SubmissionForm(formdata=None)
+    if not ActionForm().validate_on_submit():
+        return _render_phase(phase_id, form), 400
+    try:
+        submission = uploads.confirm(ctx(), phase_id=phase_id, user=_user(), token=request.form.get("kept", ""))
+    except SubmissionInvalid as exc:
+        return _render_phase(phase_id, form, invalid=exc.details), 400
+    except QuotaExceeded as exc:
+        return _render_phase(phase_id, form, quota_error=exc), 429
+    except InvalidInput as exc:
+        form.form_errors.append(exc.message)
+        return _render_phase(phase_id, form), 400
+    except Conflict as exc:
+        return _render_phase(phase_id, form, entry_error=exc), 409
+    except Forbidden as exc:
         return _render_phase(phase_id, form, refusal=exc), 403
     return redirect(url_for("public.submission", submission_id=submission.id), code=303)
 

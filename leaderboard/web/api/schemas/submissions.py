@@ -55,6 +55,9 @@ class SubmissionAccepted(BaseModel):
     id: int
     status: SubmissionStatus
     url: str = Field(description="Where to poll the submission's status.")
+    warnings: list[str] = Field(default_factory=list, description="What the upload form would have asked about "
+                                "before charging, e.g. a file answering fewer than 90% of the phase's items; the "
+                                "upload is accepted and charged all the same.")
 
 
 class Submission(BaseModel):
