@@ -29,7 +29,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard.web import api, context, converters, errors, security, templating
     from leaderboard.web.board_cache import BoardCache
     from leaderboard.web.extensions import csrf, limiter, login_manager
-    from leaderboard.web.pages import auth, operations, organizer, participation, public, teams, tokens
+    from leaderboard.web.pages import auth, bundles, operations, organizer, participation, public, teams, tokens
     from leaderboard.workers import job_worker, mail_sender, sweeper, webhook_sender
 
     settings = Settings.from_env(**(config or {}))
@@ -66,6 +66,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(auth.bp)
     app.register_blueprint(organizer.bp, url_prefix="/organizer")
     app.register_blueprint(operations.bp, url_prefix="/organizer")
+    app.register_blueprint(bundles.bp, url_prefix="/organizer")
     app.register_blueprint(participation.bp)
     app.register_blueprint(participation.organizer_bp, url_prefix="/organizer")
     api.init_app(app)
