@@ -30,6 +30,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard.web.board_cache import BoardCache
     from leaderboard.web.extensions import csrf, limiter, login_manager
     from leaderboard.web.pages import auth, bundles, operations, organizer, participation, public, teams, tokens
+    from leaderboard.web.pages import notices as notice_pages
     from leaderboard.workers import job_worker, mail_sender, sweeper, webhook_sender
 
     settings = Settings.from_env(**(config or {}))
@@ -72,5 +73,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.init_app(app)
     app.register_blueprint(tokens.bp)
     app.register_blueprint(teams.bp)
+    app.register_blueprint(notice_pages.bp)
+    app.register_blueprint(notice_pages.organizer_bp, url_prefix="/organizer")
     start_checks.init_app(app, runtime)
     return app
