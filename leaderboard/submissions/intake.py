@@ -207,4 +207,5 @@ def store_file(ctx: ServiceContext, *, phase_id: int, data: bytes) -> StoredObje
 
 def _too_large_message(limit: int) -> str:
     """Return the participant-facing message for an upload over limit bytes."""
-    return f"The file is larger than this instance accepts ({limit / (1024 * 1024):.1f} MiB at most)."
+    unit, size = ("MiB", 1024 * 1024) if limit >= 1024 * 1024 else ("KiB", 1024)
+    return f"The file is larger than this instance accepts ({round(limit / size, 1):g} {unit} at most)."

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
@@ -47,12 +48,13 @@ def _status_of(error: domain.DomainError) -> int:
 
 def _domain_error(error: domain.DomainError) -> tuple[Response, int] | tuple[str, int]:
     status = _status_of(error)
+    details = _size_limit() if status == 413 and error.details is None else error.details
     response: Response
     if wants_json():
-        response = jsonify({"error": error.message, "details": error.details})
+        response = jsonify({"error": error.message, "details": details})
     else:
         response = Response(
-            render_template("error.html", status=status, message=error.message, details=error.details),
+            render_template("error.html", status=status, message=error.message, details=details, back=_form_back()),
             mimetype="text/html",
         )
     response.status_code = status
@@ -68,12 +70,16 @@ def _csrf_error(error: CSRFError) -> tuple[Response, int]:
 def _http_error(error: HTTPException) -> tuple[Response, int]:
     status = error.code or 500
     message = error.description or error.name
+    details = None
     if status == 413:
-        message = "The upload is larger than this instance accepts."
+        details = _size_limit()
+        message = (f"The upload is larger than this instance accepts: {details['limit']} at most per file "
+                   "(uncompressed).")
     if wants_json():
-        response = jsonify({"error": message, "details": None})
+        response = jsonify({"error": message, "details": details})
     else:
-        response = Response(render_template("error.html", status=status, message=message, details=None))
+        response = Response(render_template("error.html", status=status, message=message, details=details,
+                                            back=_form_back()))
     response.status_code = status
     # Keep what the exception says about itself: Allow on 405, Retry-After from the limiter.
     for name, value in error.get_headers():
@@ -85,3 +91,22 @@ def _http_error(error: HTTPException) -> tuple[Response, int]:
         if seconds:
             response.headers["Retry-After"] = str(int(seconds))
     return response, status
+
+
+def _size_limit() -> dict[str, Any]:
+    """Return the instance's upload limit, in bytes and in words ("100 MiB"), for a 413 answer."""
+    limit = int(current_app.extensions["tailboard"].settings.max_upload_bytes)
+    return {"limit_bytes": limit, "limit": size_text(limit)}
+
+
+def size_text(n: int) -> str:
+    """Return a byte count in words: 100 MiB, 1.5 MiB, 2 KiB, 900 bytes."""
+    for unit, size in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if n >= size:
+            return f"{round(n / size, 1):g} {unit}"
+    return f"{n} bytes"
+
+
+def _form_back() -> str | None:
+    """Return the page of the form a failed POST came from (its own URL), None for any other request."""
+    return request.path if request.method == "POST" and not wants_json() else None

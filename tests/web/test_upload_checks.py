@@ -91,3 +91,32 @@ def test_the_api_accepts_a_partial_file_and_returns_the_warning(
     full = client.post(f"/api/v1/phases/{phase.id}/submissions", headers=headers,
                        data={"file": (io.BytesIO(make_predictions()), "p.csv")})
     assert full.status_code == 202 and full.get_json()["warnings"] == []
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    """Return a 2 KiB upload limit (the request limit is 1 MiB more: a larger body is cut by Werkzeug)."""
+    return {"max_upload_bytes": 2048}
+
+
+def test_a_file_over_the_limit_lands_on_a_page_that_states_it_with_a_way_back(
+        client: Any, login: Callable, make_phase: Callable, make_user: Callable, csrf_token: Callable) -> None:
+    phase = make_phase()
+    login(client, make_user())
+    answer = _post(client, phase.id, b"id,prediction\n" + b"q1,true\n" * 1000, csrf_token)
+    page = answer.get_data(as_text=True)
+    assert answer.status_code == 413 and "0.0 MiB" not in page
+    assert "The limit is <strong>2 KiB</strong>" in page
+    assert f'href="/phases/{phase.id}">Back to the form' in page
+
+
+def test_a_request_over_the_limit_is_json_413_with_the_limit(
+        client: Any, make_phase: Callable, make_user: Callable, make_token: Callable) -> None:
+    phase = make_phase()
+    headers = {"Authorization": f"Bearer {make_token(make_user())}"}
+    big = b"id,prediction\n" + b"q1,true\n" * (1024 * 1024 // 8 + 1000)
+    answer = client.post(f"/api/v1/phases/{phase.id}/submissions", headers=headers,
+                         data={"file": (io.BytesIO(big), "p.csv")})
+    assert answer.status_code == 413
+    assert answer.get_json()["details"] == {"limit_bytes": 2048, "limit": "2 KiB"}
+    assert "2 KiB at most" in answer.get_json()["error"]
