@@ -36,6 +36,11 @@ HEADERS = {
     "Referrer-Policy": "same-origin",  # phase and submission URLs never leak to other sites
     "Cross-Origin-Opener-Policy": "same-origin",
 }
+FRAMABLE_ENDPOINTS = frozenset({"embeds.embed"})
+"""The one page any site may frame: a board's public top entries (docs/MOVING.md#embeds-and-badges)."""
+FRAMABLE_HEADERS = {**{k: v for k, v in HEADERS.items() if k != "X-Frame-Options"},
+                    "Content-Security-Policy": CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'",
+                                                                               "frame-ancestors *")}
 HSTS = "max-age=31536000"  # one year; no includeSubDomains: sibling hosts are not ours to decide
 SESSION_VERSION_KEY = "_session_version"
 
@@ -58,7 +63,7 @@ def init_app(app: Flask, *, https: bool) -> None:
     )
 
     def add_headers(response: Response) -> Response:
-        for name, value in HEADERS.items():
+        for name, value in (FRAMABLE_HEADERS if request.endpoint in FRAMABLE_ENDPOINTS else HEADERS).items():
             response.headers.setdefault(name, value)
         if https or request.is_secure:
             response.headers.setdefault("Strict-Transport-Security", HSTS)
