@@ -93,23 +93,36 @@ def update_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, **fields: 
 
     A max_per_day of UNLIMITED (or None) removes the daily limit.
     """
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    before = {key: getattr(phase, key) for key in UPDATABLE}
+    for key, value in check_phase_update(phase, **fields).items():
+        setattr(phase, key, value)
+    changed = sorted(key for key in UPDATABLE if getattr(phase, key) != before[key])
+    if not changed:  # a save of the unchanged form: nothing to log or refresh
+        ctx.session.commit()
+        return phase
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=f"edited the phase ({', '.join(changed)})")
+    ctx.board_changed(phase_id=phase.id)
+    return phase
+
+
+def check_phase_update(phase: Phase, **fields: Any) -> dict[str, Any]:
+    """Return the phase fields update_phase would set, checked and normalized, or raise InvalidInput; change nothing."""
     unknown = sorted(set(fields) - UPDATABLE)
     if unknown:
         raise InvalidInput(f"These phase fields cannot be changed here: {', '.join(unknown)}.")
-    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
-    before = {key: getattr(phase, key) for key in UPDATABLE}
     merged = {key: fields.get(key, getattr(phase, key)) for key in UPDATABLE - {"state_override"}}
-    for key, value in _checked_fields(merged).items():
-        setattr(phase, key, value)
+    checked = _checked_fields(merged)
+    for key in ("start_at", "end_at"):  # a form shows minutes: the same minute keeps the stored seconds
+        stored, given = getattr(phase, key), checked[key]
+        if stored is not None and given is not None and given == stored.replace(second=0, microsecond=0):
+            checked[key] = stored
     if "state_override" in fields:
         if fields["state_override"] not in (None, "open", "closed"):
             raise InvalidInput("state_override is 'open', 'closed' or empty (follow the dates).")
-        phase.state_override = fields["state_override"]
-    changed = sorted(key for key in UPDATABLE if getattr(phase, key) != before[key])
-    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
-                 summary=f"edited the phase ({', '.join(changed) or 'nothing'})")
-    ctx.board_changed(phase_id=phase.id)
-    return phase
+        checked["state_override"] = fields["state_override"]
+    return checked
 
 
 def open_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, confirm: bool = False) -> Phase:

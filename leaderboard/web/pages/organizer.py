@@ -150,10 +150,12 @@ def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
     phase = _managed_phase(phase_id)
     form = PhaseEditForm(obj=phase, **_probing_data(phase))
     if form.validate_on_submit():
-        try:
+        try:  # check everything first: a refused save changes (and logs) nothing
+            settings = {"views": form.views(), **form.probing(), **form.entry_settings()}
+            phases.check_phase_update(phase, **form.settings())
+            phase_settings.check_settings(ctx(), phase_id=phase_id, actor=_me(), **settings)
             phases.update_phase(ctx(), phase_id=phase_id, actor=_me(), **form.settings())
-            phase_settings.update_settings(ctx(), phase_id=phase_id, actor=_me(), views=form.views(),
-                                           **form.probing(), **form.entry_settings())
+            phase_settings.update_settings(ctx(), phase_id=phase_id, actor=_me(), **settings)
         except InvalidInput as exc:
             form.form_errors.append(exc.message)
         else:
@@ -220,7 +222,8 @@ def phase_submissions(phase_id: int) -> str:
     """List every submission of a phase with its status and public score."""
     rows = submissions.list_phase_submissions(ctx(), phase_id=phase_id, actor=_me())
     phase = get_phase(ctx(), phase_id)
-    return render_template("organizer/submissions.html", phase=phase, submissions=rows)
+    queue = submissions.queue_stats(ctx(), phase_ids=[phase_id])[0]  # the list above checked the manager
+    return render_template("organizer/submissions.html", phase=phase, submissions=rows, queue=queue)
 
 
 def _probing_data(phase: Phase) -> dict[str, Any]:
