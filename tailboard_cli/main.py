@@ -133,7 +133,7 @@ def _progress(bar: tqdm) -> Callable[[int, int], None]:
 
 
 def _wait(client: Client, submission_id: int, timeout: float, quiet: bool) -> dict[str, Any]:
-    deadline, delay = time.monotonic() + timeout, 0.5
+    deadline, delay, said = time.monotonic() + timeout, 0.5, ""
     while True:
         submission = client.submission(submission_id)
         if submission["status"] in ("scored", "failed"):
@@ -141,8 +141,10 @@ def _wait(client: Client, submission_id: int, timeout: float, quiet: bool) -> di
         if time.monotonic() > deadline:
             raise Exit(EXIT_TIMEOUT, f"submission {submission_id} is still {submission['status']} after {timeout:g}s; "
                                      f"check later with 'tailboard status {submission_id}'")
-        if not quiet:
-            print(f"  {submission['status']}...", file=sys.stderr)
+        line = render.waiting(submission)
+        if not quiet and line != said:  # "queued: 3rd in line, about 20 s", once per change
+            print(f"  {line}", file=sys.stderr)
+            said = line
         time.sleep(delay)
         delay = min(delay * 1.5, 5.0)
 

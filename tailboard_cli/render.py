@@ -56,6 +56,22 @@ def entry(submission: dict[str, Any]) -> str:
     return f"  entry: {who}method {submission.get('method', 'default')!r}" + (f" ({meta})" if meta else "") + selected
 
 
+def waiting(submission: dict[str, Any]) -> str:
+    """Return the line --wait prints while a submission waits, e.g. "queued: 3rd in line, about 20 s"."""
+    status = str(submission.get("status"))
+    position = submission.get("queue_position")
+    if status != "queued" or position is None:
+        return f"{status}..."
+    eta = submission.get("eta_seconds")
+    return f"queued: {ordinal(int(position))} in line" + (f", about {eta} s" if eta is not None else "")
+
+
+def ordinal(n: int) -> str:
+    """Return 1st, 2nd, 3rd, 4th, 11th, 21st..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def problems(details: Any) -> list[str]:
     """Return one line per validation problem: 'line N (id X): message'."""
     if not isinstance(details, dict) or "errors" not in details:

@@ -24,12 +24,20 @@ from leaderboard.submissions.intake import (
     store_file,
     visible_scores,
 )
-from leaderboard.submissions.queue import QueueStats, eta_seconds, per_second, queue_positions, queue_stats
+from leaderboard.submissions.queue import (
+    Place,
+    QueueStats,
+    eta_seconds,
+    per_second,
+    place_in_line,
+    queue_positions,
+    queue_stats,
+)
 from leaderboard.submissions.scoring_runs import record_score, score_in_turn, score_submission, wake_scorer
 
 __all__ = [
-    "QueueStats", "accept_submission", "active_score", "claim", "eta_seconds", "list_phase_submissions",
-    "list_submissions", "per_second", "queue_positions", "queue_stats", "read_upload", "record_score",
+    "Place", "QueueStats", "accept_submission", "active_score", "claim", "eta_seconds", "list_phase_submissions",
+    "list_submissions", "per_second", "place_in_line", "queue_positions", "queue_stats", "read_upload", "record_score",
     "score_in_turn", "score_submission", "scores_scope", "scoring_attempts", "store_file", "visible_scores",
     "wake_scorer",
 ]

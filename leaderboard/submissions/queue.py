@@ -47,6 +47,35 @@ class QueueStats:
     per_minute: float
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a queued submission stands: its place in line (None while a retry waits) and the seconds to go."""
+
+    position: int | None
+    eta_seconds: int | None
+
+    def sentence(self) -> str:
+        """Return the place in words, e.g. "3rd in line, about 20 s"."""
+        if self.position is None:
+            return "waiting to be tried again"
+        eta = f", about {self.eta_seconds} s" if self.eta_seconds is not None else ""
+        return f"{ordinal(self.position)} in line{eta}"
+
+
+def ordinal(n: int) -> str:
+    """Return 1st, 2nd, 3rd, 4th, 11th, 21st..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def place_in_line(ctx: ServiceContext, *, submission: Submission) -> Place | None:
+    """Return a queued submission's place in line and estimate; None when it is not queued."""
+    if submission.status != "queued":
+        return None
+    position = queue_positions(ctx, [submission.id]).get(submission.id)
+    return Place(position=position, eta_seconds=eta_seconds(position, per_second(ctx)))
+
+
 def ready(now: datetime | None = None) -> ColumnElement[bool]:
     """Return the condition of a submission waiting to be scored now."""
     now = now or utcnow()

@@ -13,6 +13,7 @@ from leaderboard.entries import QuotaStatus, final_selections, max_methods
 from leaderboard.models import Competition, Phase, Submission
 from leaderboard.operations import JobView, moderation_state
 from leaderboard.platform.db import as_aware_utc
+from leaderboard.submissions import Place
 from leaderboard.web.api import schemas
 from leaderboard.web.api.schemas.entries import EntrySettings
 from scoring import higher_is_better
@@ -75,7 +76,7 @@ def accepted(item: Submission, *, warnings: list[str] | None = None) -> schemas.
 
 
 def submission(item: Submission, *, shown: dict[str, Any] | None, scope: str | None,
-               attempts: int | None = None) -> schemas.Submission:
+               attempts: int | None = None, place: Place | None = None) -> schemas.Submission:
     """Return a submission with the scores its viewer may see (submissions.visible_scores and scores_scope)."""
     scores = None
     if item.status == "scored" and shown is not None:
@@ -103,6 +104,8 @@ def submission(item: Submission, *, shown: dict[str, Any] | None, scope: str | N
         failure=failure,
         attempts=attempts,
         moderation=moderation(item),
+        queue_position=place.position if place is not None else None,
+        eta_seconds=place.eta_seconds if place is not None else None,
         url=_submission_url(item),
     )
 

@@ -11,6 +11,7 @@ from leaderboard.entries import final_selections, metadata_from_json, selections
 from leaderboard.models import Submission
 from leaderboard.platform import NotFound, Unauthorized
 from leaderboard.submissions import intake as submission_service
+from leaderboard.submissions import place_in_line
 from leaderboard.submissions.coverage import file_coverage
 from leaderboard.web import context
 from leaderboard.web.api import schemas, serialize
@@ -69,7 +70,8 @@ def get_submission(submission_id: int) -> tuple[Response, int]:
     shown = submission_service.visible_scores(context.ctx(), submission=item, viewer=viewer)
     scope = submission_service.scores_scope(context.ctx(), submission=item, viewer=viewer)
     attempts = submission_service.scoring_attempts(item, viewer)
-    return respond(serialize.submission(item, shown=shown, scope=scope, attempts=attempts))
+    place = place_in_line(context.ctx(), submission=item)
+    return respond(serialize.submission(item, shown=shown, scope=scope, attempts=attempts, place=place))
 
 
 

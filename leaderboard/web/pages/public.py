@@ -198,7 +198,8 @@ def submission(submission_id: int) -> str | Response:
     results = submissions.visible_scores(ctx(), submission=sub, viewer=user)
     metadata = sub.entry_metadata or {}
     return render_template("public/submission.html", submission=sub, phase=sub.phase, results=results,
-                           my_rows=_my_rows(sub, user), badges=badges(metadata), meta_url=metadata.get("url"))
+                           my_rows=_my_rows(sub, user), badges=badges(metadata), meta_url=metadata.get("url"),
+                           place=submissions.place_in_line(ctx(), submission=sub))
 
 
 def _my_rows(sub: Any, user: Any) -> list[Any]:

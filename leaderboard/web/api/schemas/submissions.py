@@ -86,6 +86,11 @@ class Submission(BaseModel):
                                  "(each is retried with backoff); for the competition's organizers, null for others.")
     moderation: Moderation | None = Field(None, description="Hidden or disqualified by the organizers (and why); "
                                           "shown to its owner and the organizers.")
+    queue_position: int | None = Field(None, description="While queued: its place in the scoring line (1: next; "
+                                       "owners take turns, docs/RUNNING.md#the-scoring-queue); null otherwise, and "
+                                       "while a retry waits.")
+    eta_seconds: int | None = Field(None, description="While queued: about how many seconds until it is scored, "
+                                    "from the scorers' throughput of the last ten minutes; null when unknown.")
     url: str
 
 
