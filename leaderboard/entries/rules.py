@@ -35,8 +35,11 @@ MAX_TEXT_LENGTH = 200  # model
 MAX_URL_LENGTH = 500
 PROMPTING = ("zero-shot", "few-shot", "chain-of-thought", "fine-tuned", "other")
 BOOLEAN_KEYS = ("open_weights", "uses_retrieval", "uses_knowledge_graph")
-METADATA_KEYS = ("model", "parameters_b", *BOOLEAN_KEYS, "prompting", "url", "notes")
+METADATA_KEYS = ("model", "model_id", "parameters_b", *BOOLEAN_KEYS, "prompting", "url", "notes")
 """The only keys an entry's metadata may carry (docs/ENTRIES.md), in the order pages show them."""
+MAX_MODEL_ID_LENGTH = 200
+_MODEL_ID = re.compile(r"^[\w.\-]+(?:/[\w.\-]+)*$")
+"""A model id, e.g. a Hugging Face repo id ``meta-llama/Llama-3-8B`` (docs/MOVING.md): the result exports' model."""
 ACKNOWLEDGED = ("queued", "scoring", "scored")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
@@ -236,6 +239,8 @@ def _checked_value(key: str, value: Any) -> Any:
         raise ValueError(f"must be one of {', '.join(PROMPTING)}")
     if key == "url":
         return _checked_url(text)
+    if key == "model_id":
+        return _checked_model_id(text)
     limit = MAX_NOTES_LENGTH if key == "notes" else MAX_TEXT_LENGTH
     if len(text) > limit:
         raise ValueError(f"has at most {limit} characters")
@@ -247,6 +252,14 @@ def _checked_url(text: str) -> str:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc or len(text) > MAX_URL_LENGTH or " " in text:
         raise ValueError(f"must be an http or https address of at most {MAX_URL_LENGTH} characters")
+    return text
+
+
+def _checked_model_id(text: str) -> str:
+    """Return a model id such as a Hugging Face repo id ('org/name'), or raise ValueError."""
+    if len(text) > MAX_MODEL_ID_LENGTH or not _MODEL_ID.match(text):
+        raise ValueError(f"must be a model id such as a Hugging Face repo id (org/name): letters, digits, '-', '_', "
+                         f"'.' and '/', at most {MAX_MODEL_ID_LENGTH} characters")
     return text
 
 

@@ -64,6 +64,10 @@ class MetadataFields:
     """
 
     meta_model = StringField("Model", validators=[Optional()])
+    meta_model_id = StringField(
+        "Model id (optional)", validators=[Optional()],
+        description="E.g. a Hugging Face repo id such as meta-llama/Llama-3-8B: the model the result exports "
+                    "(Every Eval Ever, Hugging Face eval results) name for this entry.")
     meta_parameters_b = StringField("Parameters (billions)", validators=[Optional()])
     meta_open_weights = SelectField("Open weights", choices=YES_NO_CHOICES, default="")
     meta_uses_retrieval = SelectField("Uses retrieval", choices=YES_NO_CHOICES, default="")

@@ -44,7 +44,8 @@ def test_a_method_name_over_80_characters_or_with_control_characters_is_refused_
 
 def test_metadata_with_every_key_is_kept_in_the_spec_order():
     given = {"notes": "n", "url": "https://example.org/paper", "prompting": "few-shot", "uses_knowledge_graph": True,
-             "uses_retrieval": False, "open_weights": True, "parameters_b": 7.5, "model": " Llama-3 "}
+             "uses_retrieval": False, "open_weights": True, "parameters_b": 7.5, "model_id": "meta-llama/Llama-3-8B",
+             "model": " Llama-3 "}
     checked = rules.check_metadata(given)
     assert list(checked) == list(rules.METADATA_KEYS)
     assert checked["model"] == "Llama-3" and checked["parameters_b"] == 7.5

@@ -16,6 +16,7 @@ from leaderboard.web.api import (  # noqa: F401
     operations,
     participation,
     phases,
+    results,
     submissions,
     teams,
 )

@@ -1,9 +1,10 @@
 """Request and response models of the API, one module per noun; the OpenAPI document is generated from them.
 
 ``common`` (errors, form-field types), ``phases`` (competitions and phases), ``submissions``,
-``board`` (the leaderboard and its query), ``operations`` (jobs, audit log, moderation), ``entries``
-(teams, baselines, entry settings) and ``participation``. Handlers read the first five through this
-front door (``schemas.Phase``); ``entries`` and ``participation`` by module.
+``board`` (the leaderboard and its query), ``results`` (the result exports), ``operations`` (jobs,
+audit log, moderation), ``entries`` (teams, baselines, entry settings) and ``participation``.
+Handlers read all but the last two through this front door (``schemas.Phase``); ``entries`` and
+``participation`` by module.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from leaderboard.web.api.schemas.phases import (
     RescoreQueued,
     ViewsUpdate,
 )
+from leaderboard.web.api.schemas.results import ResultExport, ResultsQuery
 from leaderboard.web.api.schemas.submissions import Metrics, Results, Submission, SubmissionAccepted, SubmissionUpload
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "CompetitionLeaderboard", "CompetitionLeaderboardQuery", "CompetitionList", "Error", "Job", "Leaderboard",
     "LeaderboardQuery", "LeaderboardRow", "LeaderboardView", "Metrics", "Moderation", "ModerationReason", "Omitted",
     "OpenApiDocument", "Phase", "PhaseAction", "PhaseCreate", "PhaseCreated", "PhaseOpen", "PhaseStatus",
-    "PhaseSummary", "Probing", "ProbingUpdate", "Problem", "Quota", "RescoreQueued", "Results", "Submission",
+    "PhaseSummary", "Probing", "ProbingUpdate", "Problem", "Quota", "RescoreQueued", "ResultExport", "Results",
+    "ResultsQuery", "Submission",
     "SubmissionAccepted", "SubmissionStatus", "SubmissionUpload", "ValidationErrors", "ViewsUpdate"
 ]

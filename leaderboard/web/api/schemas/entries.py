@@ -10,10 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from leaderboard.entries import METADATA_KEYS, PROMPTING
 from leaderboard.entries.teams import MAX_NAME_LENGTH, MIN_NAME_LENGTH
 
-METADATA_HELP = (f"A JSON object with only these keys: {', '.join(METADATA_KEYS)} (model: text; parameters_b: "
-                 f"number ≥ 0, billions; open_weights, uses_retrieval, uses_knowledge_graph: booleans; prompting: "
-                 f"{', '.join(PROMPTING)}; url: http or https; notes: at most 500 characters). Public once the "
-                 "submission is on the board.")
+METADATA_HELP = (f"A JSON object with only these keys: {', '.join(METADATA_KEYS)} (model: text; model_id: a model "
+                 f"id such as a Hugging Face repo id, org/name; parameters_b: number ≥ 0, billions; open_weights, "
+                 f"uses_retrieval, uses_knowledge_graph: booleans; prompting: {', '.join(PROMPTING)}; url: http or "
+                 "https; notes: at most 500 characters). Public once the submission is on the board.")
 METHOD_HELP = "The entry's method name, at most 80 characters; 'default' when left out."
 
 
