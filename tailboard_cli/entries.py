@@ -72,7 +72,7 @@ def add_parsers(commands: Any, client: ClientFactory) -> None:
     baseline.set_defaults(handler=lambda args: _add_baseline(client(), args))
 
 
-META_HELP = ("metadata, repeatable: model, parameters_b (number), open_weights, uses_retrieval, "
+META_HELP = ("metadata, repeatable: model, model_id, parameters_b (number), open_weights, uses_retrieval, "
              "uses_knowledge_graph (true/false), prompting, url, notes")
 
 

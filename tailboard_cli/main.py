@@ -81,6 +81,8 @@ def cmd_submit(args: argparse.Namespace) -> None:
     if not path.is_file():
         raise Exit(EXIT_USAGE, f"no such file: {path}")
     metadata = entries.parse_meta(args.meta)
+    if args.model_id:
+        metadata["model_id"] = args.model_id.strip()
     client = _client()
     with tqdm(total=None, unit="B", unit_scale=True, unit_divisor=1024, desc="upload",
               disable=not _show_progress(args), file=sys.stderr) as bar:
@@ -196,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--description", default="", help="a note shown with the submission")
     submit.add_argument("--method", default="", help="the entry's method name (default: 'default')")
     submit.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help=entries.META_HELP)
+    submit.add_argument("--model-id", metavar="ID",
+                        help="the model's id, e.g. a Hugging Face repo id (org/name): metadata.model_id, the model "
+                             "the result exports name")
     submit.add_argument("--wait", action="store_true", help="wait for the scores and print them")
     submit.add_argument("--timeout", type=float, default=900, help="seconds --wait waits (default 900)")
     submit.add_argument("--quiet", action="store_true", help="no progress output")
