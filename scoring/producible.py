@@ -70,6 +70,20 @@ class Producible:
         field, value = parts[1], ".".join(parts[2:-1])
         return value in self.values.get(field, set()) and self.metric(name)
 
+    def paths(self) -> list[str]:
+        """Return every valid path, spelled out: what listing() abbreviates, for a picker (issue 20)."""
+        metrics = [m for m in METRICS if self.metric(m)]
+        slice_metrics = [m for m in metrics if METRICS[m].table != "pairs"]
+        out = list(metrics)
+        out += [f"popularity.{b}.{m}" for b in ("head", "torso", "tail") if b in self.buckets for m in slice_metrics]
+        if {"head", "tail"} <= self.buckets:
+            out += [f"popularity.{d}.{m}" for d in DIFFERENCES for m in slice_metrics if METRICS[m].has_ci]
+        for field, values in sorted(self.values.items()):
+            out += [f"breakdowns.{field}.{v}.{m}" for v in sorted(values) for m in slice_metrics]
+        if self.pairs:
+            out += [f"pairs.{share}" for share in PAIR_SHARES]
+        return [path for path in out if self.has(path)]
+
     def listing(self) -> list[str]:
         """Return the valid paths, short: one pattern per family, with this file's values."""
         metrics = [m for m in METRICS if self.metric(m)]

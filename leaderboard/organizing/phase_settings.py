@@ -18,7 +18,7 @@ from leaderboard.models import Phase
 from leaderboard.phase_data import config_to_json, load_phase_labels
 from leaderboard.platform import InvalidInput, ServiceContext
 from scoring.config import ENTRY_KEYS, load_config
-from scoring.producible import check_paths
+from scoring.producible import Producible, check_paths
 from scoring.types import LabelFileError
 from scoring.views import config_paths
 
@@ -68,6 +68,11 @@ def check_settings(ctx: ServiceContext, *, phase_id: int, actor: Actor, **change
                            f"{phase.n_items} items: every file would be refused.")
     if VIEWS in changes:
         _checked_views(ctx, phase, changes[VIEWS])
+
+
+def view_paths(ctx: ServiceContext, *, phase: Phase) -> list[str]:
+    """Return every metric path the phase's labels can produce: what a view may rank by or show."""
+    return Producible(load_phase_labels(ctx, phase)).paths()
 
 
 def _normalized(config: dict[str, Any]) -> dict[str, Any]:

@@ -13,10 +13,14 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
     DateTimeField,
+    FieldList,
     FloatField,
+    Form,
+    FormField,
     HiddenField,
     IntegerField,
     SelectField,
+    SelectMultipleField,
     StringField,
     TextAreaField,
 )
@@ -25,7 +29,6 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional, Rege
 from wtforms.widgets import TextInput
 
 from leaderboard.organizing import DEFAULT_MAX_PER_DAY, LIMIT_MIN, SLUG_RE, SLUG_RULE, UNLIMITED
-from leaderboard.platform import InvalidInput
 from leaderboard.web.forms import MetadataFields
 
 UTC_FORMATS = ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
@@ -140,27 +143,42 @@ class ProbingFields:
                                                             "min_answered")}
 
 
-class ViewsFields:
-    """A phase's leaderboard views (docs/FORMATS.md#leaderboard-views) as JSON, on the phase edit form."""
+class ViewRowForm(Form):
+    """One leaderboard view on the phase edit form: a name, the path it ranks by, extra column paths."""
 
-    views_text = TextAreaField(
-        "Leaderboard views (JSON, optional)", validators=[Optional(), Length(max=20000)],
-        description='A list like [{"name": "Long tail", "metric": "popularity.tail.accuracy", "columns": '
-                    '["popularity.tail.answer_rate"]}]. Empty: one view ranked by the primary metric. '
-                    "Changes apply at once, without re-scoring.")
+    name = StringField("View name", validators=[Optional(), Length(max=80)])
+    metric = SelectField("Ranked by", choices=[], validate_choice=False)  # the domain checks the path
+    columns = SelectMultipleField("Extra columns", choices=[], validate_choice=False)
+
+
+class ViewsFields:
+    """A phase's leaderboard views (docs/FORMATS.md#leaderboard-views), picked from the paths its labels produce."""
+
+    view_rows = FieldList(FormField(ViewRowForm), min_entries=1, max_entries=8)
+
+    def offer_paths(self, paths: list[str], label: Any) -> None:
+        """Offer these metric paths (named by label(path)) in every view row's pickers."""
+        choices = [(path, f"{label(path)} ({path})") for path in paths]
+        for row in self.view_rows:
+            known = {value for value, _ in choices}
+            chosen = [p for p in [row.metric.data, *(row.columns.data or [])] if p and p not in known]
+            extra = [(p, f"{p} (not produced by these labels)") for p in dict.fromkeys(chosen)]
+            row.metric.choices = [("", "— no view —"), *choices, *extra]
+            row.columns.choices = [*choices, *extra]
 
     def views(self) -> list[Any] | None:
-        """Return the views given (None: the default view); InvalidInput when the text is not a JSON list."""
-        text = (self.views_text.data or "").strip()
-        if not text:
-            return None
-        try:
-            views = json.loads(text)
-        except ValueError as exc:
-            raise InvalidInput(f"The views are not valid JSON: {exc}.") from None
-        if not isinstance(views, list):
-            raise InvalidInput("The views must be a JSON list of objects with name, metric and columns.")
-        return views
+        """Return the views picked, in order (None: the default view ranked by the primary metric)."""
+        views = [{"name": (row["name"] or "").strip() or row["metric"], "metric": row["metric"],
+                  "columns": [c for c in row["columns"] or [] if c != row["metric"]]}
+                 for row in self.view_rows.data if row.get("metric")]
+        return views or None
+
+
+def view_rows(views: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """Return a phase's views as the edit form's rows, plus an empty row to add one."""
+    rows = [{"name": v.get("name", ""), "metric": v.get("metric", ""), "columns": list(v.get("columns") or [])}
+            for v in views or []]
+    return [*rows, {"name": "", "metric": "", "columns": []}][:8]
 
 
 class EntryFields:
@@ -230,6 +248,14 @@ class ImportForm(PhaseSettingsForm):
         description="Hidden until the phase closes; drawn within each category and popularity band, related "
                     "items together, with a fixed seed. Empty: keep the file's own split (or none).")
     preview = BooleanField("Preview only: show the import report without creating the phase (the file is kept)")
+
+    def web_note(self, note: str) -> str:
+        """Return an importer's note in the form's words: a command-line option becomes the field that sets it."""
+        for option in ("originals", "modified"):
+            label = getattr(self, option).label.text.split(" (")[0]
+            note = note.replace(f"pass --{option}", f"add the “{label}” file on this form")
+            note = note.replace(f"--{option}", f"the “{label}” file")
+        return note
     kept = HiddenField()
 
     def sources(self) -> dict[str, Any]:

@@ -98,8 +98,8 @@ def test_a_refused_or_unchanged_save_logs_nothing_and_a_save_logs_what_it_change
     assert unchanged.status_code == 303 and _log(ctx, organizer, phase) == before
     refused = client.post(path, data={**fields, "name": "Renamed", "min_slice_items": "0"})
     assert refused.status_code == 400 and _log(ctx, organizer, phase) == before
-    bad_view = '[{"name": "Odd", "metric": "breakdowns.nosuchfield.x.accuracy"}]'
-    refused = client.post(path, data={**fields, "name": "Renamed", "views_text": bad_view})
+    bad_view = {"view_rows-0-name": "Odd", "view_rows-0-metric": "breakdowns.nosuchfield.x.accuracy"}
+    refused = client.post(path, data={**fields, "name": "Renamed", **bad_view})
     assert refused.status_code == 400 and "views are invalid" in refused.get_data(as_text=True)
     assert _log(ctx, organizer, phase) == before
     ctx.session.expire_all()
@@ -109,3 +109,46 @@ def test_a_refused_or_unchanged_save_logs_nothing_and_a_save_logs_what_it_change
     added = _log(ctx, organizer, phase)[: -len(before) or None]
     assert added == ["changed the phase's settings (min_slice_items)", "edited the phase (max_total, name)"]
     assert not any("nothing" in summary for summary in _log(ctx, organizer, phase))
+
+
+def test_views_are_picked_from_the_paths_the_labels_produce(
+        ctx: ServiceContext, client: Any, setup: tuple[User, Phase]) -> None:
+    organizer, phase = setup
+    path = f"/organizer/phases/{phase.id}/edit"
+    page = client.get(path).get_data(as_text=True)
+    assert 'name="views_text"' not in page
+    for offered in ("accuracy", "popularity.tail.accuracy", "breakdowns.category.history.accuracy"):
+        assert f'<option value="{offered}">' in page
+    fields = form_fields(page, "")
+    picked = {"view_rows-0-name": "Long tail", "view_rows-0-metric": "popularity.tail.accuracy",
+              "view_rows-0-columns": ["popularity.head.accuracy", "popularity.gap.accuracy"]}
+    assert client.post(path, data={**fields, **picked}).status_code == 303
+    ctx.session.expire_all()
+    assert ctx.session.get(Phase, phase.id).task_config["views"] == [
+        {"name": "Long tail", "metric": "popularity.tail.accuracy",
+         "columns": ["popularity.head.accuracy", "popularity.gap.accuracy"]}]
+    again = client.get(path).get_data(as_text=True)
+    assert '<option selected value="popularity.tail.accuracy">' in again
+    assert "changed the phase's settings (views)" in _log(ctx, organizer, phase)
+
+
+def test_the_archive_is_a_link_on_the_competition_page(client: Any, setup: tuple[User, Phase]) -> None:
+    _, phase = setup
+    slug = phase.competition.slug
+    page = client.get(f"/organizer/c/{slug}").get_data(as_text=True)
+    assert f'href="/organizer/c/{slug}/export" download' in page
+    archive = client.get(f"/organizer/c/{slug}/export")
+    assert archive.status_code == 200 and archive.mimetype == "application/zip"
+    assert archive.get_data()[:2] == b"PK"
+
+
+def test_import_notes_name_the_forms_field_not_a_command_line_option() -> None:
+    from leaderboard.web.organizer_forms import ImportForm
+
+    note = "records not linked to their originals: pass --modified (the matching *-modified.csv) to link them"
+    from flask import Flask
+
+    with Flask(__name__).test_request_context():
+        form = ImportForm(meta={"csrf": False})
+        shown = form.web_note(note)
+    assert "--modified" not in shown and "add the “CoLoTa modified” file on this form" in shown

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +13,7 @@ from leaderboard.accounts import get_phase, managed_competition, managed_phase
 from leaderboard.disclosure import probing
 from leaderboard.entries import final_selections, max_methods, metadata_from_fields, with_entry_settings
 from leaderboard.models import Competition, Job, Phase
+from leaderboard.operations import export_competition
 from leaderboard.organizing import add_baseline, competitions, phase_imports, phase_settings, phases
 from leaderboard.phase_data import phase_questions_report
 from leaderboard.platform import Conflict, InvalidInput
@@ -28,7 +28,9 @@ from leaderboard.web.organizer_forms import (
     LabelsForm,
     PhaseEditForm,
     PhaseForm,
+    view_rows,
 )
+from leaderboard.web.templating import metric_name
 
 bp = Blueprint("organizer", __name__)
 
@@ -83,6 +85,15 @@ def competition(slug: str) -> str:
     """Show one competition's phases with their actions."""
     comp = _managed(slug)
     return render_template("organizer/competition.html", competition=comp, action_form=ActionForm())
+
+
+@bp.get("/c/<slug>/export")
+def export(slug: str) -> Response:
+    """Stream the competition's archive (docs/ORGANIZING.md), as GET /api/v1/competitions/<slug>/export does."""
+    name, chunks = export_competition(ctx(), slug=slug, actor=_me())
+    safe = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
+    return Response(chunks, mimetype="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{safe}"'})
 
 
 @bp.route("/c/<slug>/edit", methods=["GET", "POST"])
@@ -149,6 +160,7 @@ def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
     """Change a phase's name, rules, dates, limits and visibility."""
     phase = _managed_phase(phase_id)
     form = PhaseEditForm(obj=phase, **_probing_data(phase))
+    form.offer_paths(phase_settings.view_paths(ctx(), phase=phase), metric_name)
     if form.validate_on_submit():
         try:  # check everything first: a refused save changes (and logs) nothing
             settings = {"views": form.views(), **form.probing(), **form.entry_settings()}
@@ -178,6 +190,7 @@ def replace_labels(phase_id: int) -> Response | str | tuple[str, int]:
             flash(f"Labels v{phase.label_version} stored; every submission is being re-scored.", "success")
             return redirect(url_for("operations.job", job_id=job.id), code=303)
     settings = PhaseEditForm(formdata=None, obj=phase, **_probing_data(phase))
+    settings.offer_paths(phase_settings.view_paths(ctx(), phase=phase), metric_name)
     return _form_page("organizer/phase_edit.html", settings, phase=phase, labels_form=form)
 
 
@@ -232,7 +245,7 @@ def _probing_data(phase: Phase) -> dict[str, Any]:
     views = (phase.task_config or {}).get("views")
     return {"min_slice_items": current.min_slice_items, "public_feedback": current.public_feedback,
             "ladder_step": current.ladder_step, "min_answered": current.min_answered,
-            "views_text": json.dumps(views, indent=2, ensure_ascii=False) if views else "",
+            "view_rows": view_rows(views),
             "max_methods": max_methods(phase), "final_selections": final_selections(phase),
             "unlimited_per_day": phase.max_per_day is None}
 
