@@ -11,11 +11,14 @@ the ladder shows no curve (its slices follow the ladder's decision, which a curv
 bypass). The bins are stored when the board refreshes, as cells computed through
 disclosure.visibility like every other figure of the board (board/cells.py's
 curve_cells), so reading costs one small query of the chosen rows' cells: no result
-object is loaded or redacted per request (docs/RANKING.md).
+object is loaded or redacted per request (docs/RANKING.md); each process keeps the
+curves it drew per board version.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +32,9 @@ from leaderboard.platform import ServiceContext
 
 MAX_CURVES = 8
 DEFAULT_CURVES = 5
+CACHE_KEY = "board_curves"
+CACHE_SIZE = 256  # curve sets a process keeps: by board version, view and the entries chosen
+_lock = threading.Lock()
 LADDER_NOTE = "Entries whose public scores follow the ladder show no curve until the phase closes."
 
 
@@ -53,7 +59,29 @@ class BoardCurves:
 def board_curves(ctx: ServiceContext, *, board: Leaderboard,
                  submission_ids: Sequence[int] | None = None) -> BoardCurves:
     """Return the curves of the chosen ranked entries of the board's view (default: its five best)."""
-    chosen = list(dict.fromkeys(submission_ids or board.top[:DEFAULT_CURVES]))[:MAX_CURVES]
+    chosen = tuple(dict.fromkeys(submission_ids or board.top[:DEFAULT_CURVES]))[:MAX_CURVES]
+    key = (ctx.settings.database_url, board.phase.id, board.board, board.view_index, board.version, board.readable,
+           chosen)
+    cache: OrderedDict[Any, tuple[tuple[EntryCurve, ...], bool]] = ctx.runtime.caches.setdefault(  # type: ignore[assignment]
+        CACHE_KEY, OrderedDict())
+    with _lock:
+        found = cache.get(key)
+    if found is None:
+        found = _entries(ctx, board=board, chosen=chosen)
+        with _lock:
+            cache[key] = found
+            while len(cache) > CACHE_SIZE:
+                cache.popitem(last=False)
+    entries, laddered = found
+    shown = {e.submission_id for e in entries}
+    candidates = tuple((r.submission_id, entry_name(r), r.submission_id in shown)
+                       for r in board.rows if r.rank is not None)
+    return BoardCurves(entries=entries, candidates=candidates, note=LADDER_NOTE if laddered else None)
+
+
+def _entries(ctx: ServiceContext, *, board: Leaderboard,
+             chosen: tuple[int, ...]) -> tuple[tuple[EntryCurve, ...], bool]:
+    """Return the curves of the chosen ranked entries from their stored cells, and whether one follows the ladder."""
     rows = _ranked_rows(ctx, board=board, submission_ids=chosen) if board.top else {}
     ladder = [i for i in chosen if i in rows and (rows[i].withheld or rows[i].ladder_step is not None)]
     stored = _curve_cells(ctx, board=board.board, score_ids=[rows[i].score_id for i in chosen
@@ -66,10 +94,7 @@ def board_curves(ctx: ServiceContext, *, board: Leaderboard,
         bins = curve_bins(stored.get(row.score_id, {}))
         if bins:
             entries.append(EntryCurve(submission_id=submission_id, name=entry_name(row), bins=bins))
-    shown = {e.submission_id for e in entries}
-    candidates = tuple((r.submission_id, entry_name(r), r.submission_id in shown)
-                       for r in board.rows if r.rank is not None)
-    return BoardCurves(entries=tuple(entries), candidates=candidates, note=LADDER_NOTE if ladder else None)
+    return tuple(entries), bool(ladder)
 
 
 def entry_name(row: Any) -> str:

@@ -3,7 +3,8 @@
 Sections follow the rows of the page shown (never the whole board): the ranking table
 of the view, CoLoTa's Table 5 layout (accuracy and answer rate on head and tail items,
 side by side, and the gap), the head/tail metric per breakdown value, and the pair
-shares. Their cells are read for the page's rows only.
+shares. Their cells are read for the page's rows only, and kept per board version
+(read.section_cells).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from leaderboard.board.cells import NO_CELL, Cell
 from leaderboard.board.layout import PAIR_KEYS, path_label
 from leaderboard.board.ranking import DEFAULT_PER_PAGE, FLAG_FILTERS, Leaderboard
-from leaderboard.board.read import ShownRow, cells_of, shown_cells
+from leaderboard.board.read import ShownRow, section_cells
 from leaderboard.board.rules import SPLIT_WORDS, STAT_RANK_NOTE
 from leaderboard.entries import PROMPTING
 from leaderboard.platform import ServiceContext
@@ -104,10 +105,9 @@ def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
     fields = tuple((field, values) for field, values in layout.breakdowns if values)
     pair_paths = tuple(f"pairs.{key}" for key in PAIR_KEYS) if layout.pairs else ()
     wanted = [*headtail, *(p for f, _ in fields for p in layout.breakdown_paths(f)), *pair_paths]
-    cells = cells_of(ctx, board=board.board, rows=board.rows, paths=wanted)
+    shown_cells_of = section_cells(ctx, phase_id=board.phase.id, board=board.board, version=board.version,
+                                   rows=board.rows, paths=wanted)
     bands = _tie_bands(board)
-    shown_cells_of = {r.score_id: shown_cells(cells.get(r.score_id, {}), step=r.ladder_step, withheld=r.withheld)
-                      for r in board.rows}
     def shown(path: str) -> bool:
         return any(c.get(path, (None,))[0] is not None for c in shown_cells_of.values())
 

@@ -27,6 +27,8 @@ from leaderboard.platform import ServiceContext
 
 CACHE_KEY = "board_views"
 CACHE_SIZE = 64
+SECTION_KEY = "board_section_cells"
+SECTION_VERSIONS = 16  # board versions whose page-section cells a process keeps
 COUNT_LEAVES = frozenset({"answered", "correct", "n"})
 WHOLE_LEAVES = frozenset({"n_pairs", "n"})
 _lock = threading.Lock()
@@ -142,6 +144,34 @@ def cells_of(ctx: ServiceContext, *, board: str, rows: Iterable[Any],
         for score_id, path, value, lo, hi, error in found:
             out.setdefault(score_id, {})[path] = (value, lo, hi, error)
     return out
+
+
+def section_cells(ctx: ServiceContext, *, phase_id: int, board: str, version: int, rows: Sequence[ShownRow],
+                  paths: Sequence[str]) -> dict[int, dict[str, Cell]]:
+    """Return {score id: cells as shown} of some rows for the page's sections, kept per board version.
+
+    The sections under the ranking (head/tail, breakdowns, pairs) show the page's rows
+    only; a row's shown cells change only with the board's version, so each process keeps
+    them per version (the last ``SECTION_VERSIONS``) and reads only the rows it has not yet.
+    """
+    key = (ctx.settings.database_url, phase_id, board, version, tuple(paths))
+    cache: OrderedDict[Any, dict[Any, dict[str, Cell]]] = ctx.runtime.caches.setdefault(  # type: ignore[assignment]
+        SECTION_KEY, OrderedDict())
+    with _lock:
+        store = cache.get(key)
+        if store is None:
+            store = cache[key] = {}
+            while len(cache) > SECTION_VERSIONS:
+                cache.popitem(last=False)
+        else:
+            cache.move_to_end(key)
+    missing = [r for r in rows if (r.score_id, r.ladder_step, r.withheld) not in store]
+    if missing:
+        raw = cells_of(ctx, board=board, rows=missing, paths=paths)
+        for r in missing:
+            store[(r.score_id, r.ladder_step, r.withheld)] = shown_cells(raw.get(r.score_id, {}), step=r.ladder_step,
+                                                                         withheld=r.withheld)
+    return {r.score_id: store[(r.score_id, r.ladder_step, r.withheld)] for r in rows}
 
 
 def shown_cells(cells: dict[str, Cell], *, step: float | None, withheld: bool) -> dict[str, Cell]:

@@ -22,7 +22,7 @@ from leaderboard.accounts import (
     phase_status,
     team_of,
 )
-from leaderboard.board import MAX_CURVES, BoardQuery, badges, board_curves, board_page, ranking
+from leaderboard.board import MAX_CURVES, BoardQuery, Leaderboard, badges, board_curves, board_page, ranking
 from leaderboard.board.across_phases import across_phases
 from leaderboard.disclosure import ladder, probing
 from leaderboard.entries import quota, rules, selections, teams
@@ -30,7 +30,8 @@ from leaderboard.organizing import competitions
 from leaderboard.phase_data import public_file
 from leaderboard.platform import Conflict, Forbidden, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid
 from leaderboard.web.board_cache.pages import cached_page
-from leaderboard.web.board_cache.shared import HTML_MARKS, shared_body
+from leaderboard.web.board_cache.rows import RowPrinter
+from leaderboard.web.board_cache.shared import HTML_MARKS, Marker, shared_body
 from leaderboard.web.charts import board_chart
 from leaderboard.web.context import ctx
 from leaderboard.web.extensions import limiter, login_manager
@@ -168,12 +169,17 @@ def leaderboard(phase_id: int) -> Response:
     """Show one view of a phase's ranking: paged, sorted, searched, filtered, with head/tail and breakdowns."""
     board = ranking.leaderboard(ctx(), phase_id=phase_id, viewer=_user(), query=page_query(request.args))
     everyone = board.for_everyone()  # the shared body is rendered for no viewer: marks are filled in per request
-    body = shared_body(("page", board.cache_key), lambda mark: render_template(
-        "public/_ranking.html", page=board_page(ctx(), everyone), phase=board.phase, mark=mark,
-        curves=board_chart(board_curves(ctx(), board=everyone))))
+    body = shared_body(("page", board.cache_key), lambda mark: _ranking_body(everyone, mark))
     mine = [row.mine for row in board.rows]
     return cached_page(board.cache_key, lambda: render_template(
         "public/leaderboard.html", phase=board.phase, ranking=Markup(body.fill(mine, HTML_MARKS))))
+
+
+def _ranking_body(board: Leaderboard, mark: Marker) -> str:
+    """Render the ranking's body for everyone (public/_ranking.html), its marks left to ``mark``."""
+    page = board_page(ctx(), board)
+    return render_template("public/_ranking.html", page=page, phase=board.phase, mark=mark,
+                           rows=RowPrinter(page, mark), curves=board_chart(board_curves(ctx(), board=board)))
 
 
 @bp.get("/phases/<id:phase_id>/leaderboard/curves")
