@@ -1,16 +1,25 @@
-"""The one place where domain errors become HTML pages or JSON ``{"error", "details"}``."""
+"""The one place where domain errors become HTML pages or JSON ``{"error", "details"}``.
+
+Outages of the platform's own parts are answered 503 with ``Retry-After``, never 500
+(docs/RUNNING.md#errors): the object store failing (``StorageError``: nothing was
+committed, so nothing is charged), and the database away or locked past its busy timeout
+(``OperationalError``; an upload retried with its Idempotency-Key is never charged twice).
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify, render_template, request
+from flask import Flask, Response, current_app, g, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException
+from sqlalchemy.exc import OperationalError
+from werkzeug.exceptions import HTTPException, InternalServerError
 
 from leaderboard.platform import errors as domain
 from leaderboard.platform.db import utcnow
+from leaderboard.platform.sessions import rollback_quietly
+from leaderboard.platform.storage.base import ObjectNotFound, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +34,16 @@ STATUS = {
     domain.QuotaExceeded: 429,
     domain.ScoringUnavailable: 503,
 }
+STORAGE_RETRY_AFTER = 30
+"""Seconds a client is asked to wait after the object store failed."""
+SCORING_RETRY_AFTER = 600
+"""Seconds a client is asked to wait while a phase cannot score (its label file fails its check)."""
+DATABASE_RETRY_AFTER = 5
+"""Seconds a client is asked to wait after the database was away or locked."""
+STORAGE_DOWN = ("File storage is unavailable right now, so nothing was stored and nothing was charged. "
+                "Please try again in a minute.")
+DATABASE_DOWN = ("The database is busy or unavailable right now. Please try again in a few seconds "
+                 "(an upload retried with the same Idempotency-Key is never charged twice).")
 
 
 def init_app(app: Flask) -> None:
@@ -32,6 +51,8 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(domain.DomainError, _domain_error)
     app.register_error_handler(CSRFError, _csrf_error)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(StorageError, _storage_error)
+    app.register_error_handler(OperationalError, _database_error)
 
 
 def wants_json() -> bool:
@@ -58,9 +79,46 @@ def _domain_error(error: domain.DomainError) -> tuple[Response, int] | tuple[str
             mimetype="text/html",
         )
     response.status_code = status
+    if status == 503:  # scoring unavailable until an organizer restores the label file
+        response.headers["Retry-After"] = str(SCORING_RETRY_AFTER)
     if isinstance(error, domain.QuotaExceeded) and error.resets_at is not None:
         response.headers["Retry-After"] = str(max(1, int((error.resets_at - utcnow()).total_seconds())))
     return response, status
+
+
+def _storage_error(error: StorageError) -> tuple[Response, int] | tuple[str, int]:
+    """Answer an object-store failure 503 with Retry-After (a missing object is a fault: 500)."""
+    if isinstance(error, ObjectNotFound):
+        log.error("a stored object is missing", exc_info=error)
+        return _http_error(InternalServerError())
+    log.warning("the object store failed during %s %s: %s", request.method, request.path, error)
+    return _unavailable(STORAGE_DOWN, STORAGE_RETRY_AFTER, "storage")
+
+
+def _database_error(error: OperationalError) -> tuple[Response, int] | tuple[str, int]:
+    """Answer the database away or locked 503 with Retry-After."""
+    log.warning("the database failed during %s %s: %s", request.method, request.path, error.orig)
+    context = g.get("tailboard_ctx")
+    if context is not None:  # the page around the message may read the session again
+        rollback_quietly(context.session)
+    return _unavailable(DATABASE_DOWN, DATABASE_RETRY_AFTER, "database")
+
+
+def _unavailable(message: str, retry_after: int, part: str) -> tuple[Response, int]:
+    """Return a 503 answer saying which part is away and when to try again."""
+    details = {"unavailable": part, "retry_after": retry_after}
+    if wants_json():
+        response = jsonify({"error": message, "details": details})
+    else:
+        try:
+            page = render_template("error.html", status=503, message=message, details=None, back=_form_back())
+        except Exception:  # the page's frame needs the database too: say it in plain text
+            log.warning("rendering the 503 page failed; answering in plain text", exc_info=True)
+            page = message
+        response = Response(page, mimetype="text/html")
+    response.status_code = 503
+    response.headers["Retry-After"] = str(retry_after)
+    return response, 503
 
 
 def _csrf_error(error: CSRFError) -> tuple[Response, int]:

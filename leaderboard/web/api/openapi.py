@@ -32,7 +32,9 @@ ERROR_TEXT = {
     409: "The request clashes with the current state (e.g. phase not open, slug taken).",
     413: "The upload is larger than the instance accepts.",
     429: "Over the submission quota (`details.resets_at`) or the rate limit; see `Retry-After`.",
-    503: "Scoring is unavailable: the phase's label file failed its integrity check; nothing was stored or charged.",
+    503: "A part of the platform is away; nothing was charged; see `Retry-After`. `details.unavailable` says which: "
+         "`storage` (the object store) or `database` (away, or locked past its busy timeout); or scoring is "
+         "unavailable (the phase's label file failed its integrity check).",
 }
 TAGS = [
     {"name": "phases", "description": "Phase details, quotas and leaderboards."},
@@ -193,7 +195,7 @@ def _responses(spec: Operation, refs: Refs) -> dict[str, Any]:
     responses: dict[str, Any] = {str(spec.status): ok}
     for code in sorted(codes):
         entry: dict[str, Any] = {"description": ERROR_TEXT[code], "content": error_ref}
-        if code == 429:
+        if code in (429, 503):
             entry["headers"] = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
         responses[str(code)] = entry
     return responses
