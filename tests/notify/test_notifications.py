@@ -273,3 +273,14 @@ def test_a_webhook_needs_an_http_url_and_known_events(ctx, make_competition, url
     with pytest.raises(InvalidInput):
         notifications.register_webhook(ctx, slug=competition.slug, url="https://example.org/h",
                                        events=["submission.labels"], actor=OPERATOR)
+
+
+def test_beat_posts_webhooks_with_or_without_mail(settings) -> None:
+    import dataclasses
+
+    from leaderboard.workers.celery_app import _beat_schedule, send_webhooks_task
+
+    assert _beat_schedule(settings)["webhooks"]["task"] == "tailboard.send_webhooks" == send_webhooks_task.name
+    no_mail = dataclasses.replace(settings, smtp_url=None, mail_from=None)
+    assert "mail" not in _beat_schedule(no_mail) and "webhooks" in _beat_schedule(no_mail)
+    assert "webhooks" not in _beat_schedule(dataclasses.replace(settings, mail_seconds=0))

@@ -85,5 +85,5 @@ def test_celery_beat_sends_the_sweep_and_redis_gives_messages_back_after_stale_s
     assert config["beat_schedule"]["sweep"]["task"] == SWEEP_TASK == sweep_task.name
     assert config["beat_schedule"]["sweep"]["schedule"] == 45
     assert config["broker_transport_options"]["visibility_timeout"] == 600  # not Redis's default hour
-    assert celery_config(dataclasses.replace(settings, sweep_seconds=0))["beat_schedule"] == {}
+    assert "sweep" not in celery_config(dataclasses.replace(settings, sweep_seconds=0))["beat_schedule"]
 
