@@ -184,3 +184,11 @@ def test_the_upload_form_asks_for_a_model_id_and_checks_it(ctx, client, login, c
     assert latest.entry_metadata["model_id"] == "org/model-b"
     ids = [r["model_info"]["id"] for r in export(client, phase_id, "every-eval-ever")["records"]]
     assert "org/model-b" in ids
+
+
+def test_the_ranking_page_links_both_formats_of_its_view(client, phase_id) -> None:
+    page = client.get(f"/phases/{phase_id}/leaderboard").get_data(as_text=True)
+    for fmt in ("every-eval-ever", "hf-eval-results"):
+        link = f"/api/v1/phases/{phase_id}/results?format={fmt}&amp;view=Overall"
+        assert link in page
+        assert client.get(link.replace("&amp;", "&")).status_code == 200
