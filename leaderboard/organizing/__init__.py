@@ -2,7 +2,8 @@
 
 ``competitions`` and ``phases`` create and change them (a phase opened, closed or
 relabelled); ``phase_settings`` edits live settings; ``phase_imports`` builds a phase from
-a benchmark's released file; ``baselines`` adds the built-in and organizers' baselines;
+a benchmark's released file; ``bundle_imports`` a competition from a CodaLab or Codabench
+bundle (preview, then import); ``baselines`` adds the built-in and organizers' baselines;
 ``start_checks`` says at start what the operator should know. May import operations,
 submissions, disclosure, entries, phase_data, accounts, notify, models and platform;
 never the board.
