@@ -54,8 +54,28 @@ def test_operations_carry_request_and_response_schemas_and_security(client):
     assert "Idempotency-Key" in {p["name"] for p in upload_op["parameters"]}
     assert paths["/api/v1/competitions"]["post"]["security"] == [{"bearerAuth": []}]
     assert "403" in paths["/api/v1/competitions"]["post"]["responses"]
-    board = paths["/api/v1/phases/{phase_id}/leaderboard"]["get"]["responses"]["200"]["content"]
-    assert set(board) == {"application/json", "text/csv"}
+    board = paths["/api/v1/phases/{phase_id}/leaderboard"]["get"]
+    assert set(board["responses"]["200"]["content"]) == {"application/json"}  # a client parses one kind of answer
+    formats = next(p for p in board["parameters"] if p["name"] == "format")["schema"]
+    assert formats.get("const") == "json" or formats.get("enum") == ["json"], formats
+    csv_op = paths["/api/v1/phases/{phase_id}/leaderboard.csv"]["get"]
+    assert set(csv_op["responses"]["200"]["content"]) == {"text/csv"}
+    assert {"page", "per_page", "format"}.isdisjoint(p["name"] for p in csv_op["parameters"])
+    export = paths["/api/v1/competitions/{slug}/export"]["get"]["responses"]["200"]["content"]
+    assert set(export) == {"application/zip"}
+
+
+def test_the_document_says_who_may_read_a_submission(client):
+    read = client.get("/api/v1/openapi.json").get_json()["paths"]["/api/v1/submissions/{submission_id}"]["get"]
+    assert not read["description"].startswith("Anyone") and "401" in read["responses"]
+    assert "baseline" in read["description"] and "token" in read["description"]
+
+
+def test_result_figures_the_api_returns_are_in_the_schema(client):
+    components = client.get("/api/v1/openapi.json").get_json()["components"]["schemas"]
+    results, metrics = components["Results"]["properties"], components["Metrics"]["properties"]
+    assert {"aurc", "risk_coverage", "reliability", "popularity_curve", "overall", "breakdowns"} <= set(results)
+    assert {"aurc", "risk_coverage", "grid", "exact", "ece", "ci"} <= set(metrics)
 
 
 def test_browsable_docs_use_only_vendored_assets(client):

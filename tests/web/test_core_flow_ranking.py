@@ -61,6 +61,8 @@ def _check_everywhere(client: Any, ctx: ServiceContext, phase: Phase, login: Cal
     table = list(csv.DictReader(io.StringIO(client.get(
         f"/api/v1/phases/{phase.id}/leaderboard?format=csv").get_data(as_text=True))))
     assert {row["name"]: float(row[METRIC]) for row in table} == values
+    split = client.get(f"/api/v1/phases/{phase.id}/leaderboard.csv")
+    assert split.mimetype == "text/csv" and list(csv.DictReader(io.StringIO(split.get_data(as_text=True)))) == table
     board = client.get(f"/phases/{phase.id}/leaderboard").get_data(as_text=True)
     for name, value in values.items():
         assert re.search(rf"{re.escape(name)}.*?{value:.4f}", board, re.S), name

@@ -72,6 +72,7 @@ class Operation:
     errors: tuple[int, ...] = ()
     media: tuple[tuple[str, str], ...] = ()
     tag: str = "api"
+    access: str = ""  # who may call it, when the auth level's sentence is not the whole story
 
 
 def operation(summary: str, response: type[BaseModel] | None, **options: Any) -> Callable[[F], F]:
@@ -141,7 +142,7 @@ def _operation(spec: Operation, endpoint: str, parameters: list[dict[str, Any]],
     result: dict[str, Any] = {
         "operationId": endpoint.removeprefix("api."),
         "summary": spec.summary,
-        "description": AUTH_TEXT[spec.auth],
+        "description": spec.access or AUTH_TEXT[spec.auth],
         "tags": [spec.tag],
         "parameters": parameters + _query_parameters(spec.query) + _header_parameters(spec.headers),
         "responses": _responses(spec, refs),
@@ -181,10 +182,12 @@ def _header_parameters(headers: tuple[tuple[str, str], ...]) -> list[dict[str, A
 
 def _responses(spec: Operation, refs: Refs) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": spec.summary}
+    content: dict[str, Any] = {}
     if spec.response is not None:
-        content = {"application/json": {"schema": refs[(spec.response, "serialization")]}}
-        for media, description in spec.media:
-            content[media] = {"schema": {"type": "string", "description": description}}
+        content["application/json"] = {"schema": refs[(spec.response, "serialization")]}
+    for media, description in spec.media:  # one operation per body type: a client parses one kind of answer
+        content[media] = {"schema": {"type": "string", "description": description}}
+    if content:
         ok["content"] = content
     error_ref = {"application/json": {"schema": refs[(schemas.Error, "serialization")]}}
     codes = set(spec.errors) | {401, 429}

@@ -29,11 +29,12 @@ def parse_query(model: type[M]) -> M:
 
 
 def board_query(wanted: Any) -> BoardQuery:
-    """Return the board query of a parsed LeaderboardQuery (``format`` json or csv asks for every row)."""
+    """Return the board query of a parsed LeaderboardQuery or BoardFilters (a format, or no page, asks every row)."""
     flags = {key: getattr(wanted, key) for key in FLAG_FILTERS if getattr(wanted, key) is not None}
-    return BoardQuery(view=wanted.view, page=wanted.page, per_page=wanted.per_page, sort=wanted.sort,
-                      order=wanted.order, q=wanted.q, flags=flags, prompting=wanted.prompting,
-                      every_row=wanted.format is not None)
+    every_row = getattr(wanted, "format", None) is not None or not hasattr(wanted, "page")
+    return BoardQuery(view=wanted.view, page=getattr(wanted, "page", 1), per_page=getattr(wanted, "per_page", 50),
+                      sort=wanted.sort, order=wanted.order, q=wanted.q, flags=flags, prompting=wanted.prompting,
+                      every_row=every_row)
 
 
 def parse_form(model: type[M], *, text_files: tuple[str, ...] = ()) -> tuple[M, dict[str, FileStorage]]:

@@ -32,22 +32,38 @@ def get_phase(phase_id: int) -> tuple[Response, int]:
 
 
 @bp.get("/phases/<id:phase_id>/leaderboard")
-@operation("One view of a phase's ranking: a page as JSON, or every row as JSON or CSV", schemas.Leaderboard,
-           auth="optional", query=schemas.LeaderboardQuery, errors=(400, 403, 404), tag="phases",
-           media=(("text/csv", "Every row of the view, one column per metric path and metadata key."),))
+@operation("One view of a phase's ranking as JSON: a page, or every row", schemas.Leaderboard,
+           auth="optional", query=schemas.LeaderboardQuery, errors=(400, 403, 404), tag="phases")
 def get_leaderboard(phase_id: int) -> Response | tuple[Response, int]:
     """Rank a phase's entries on the split the caller may see: one view, paged, sorted, searched, filtered."""
-    wanted, viewer = parse_query(schemas.LeaderboardQuery), current_user()
+    wanted, viewer = parse_query(schemas.LeaderboardAnyFormat), current_user()
     board = ranking.leaderboard(context.ctx(), phase_id=phase_id, viewer=viewer, query=board_query(wanted))
-    if wanted.format == "csv":  # no row is marked in a CSV: the same text for everyone
-        download = {"Content-Disposition": f'attachment; filename="phase-{phase_id}-leaderboard.csv"'}
-        csv_body = shared_body(("csv", board.cache_key), lambda mark: board_csv(board.for_everyone()))
-        return cached_response(board.cache_key, lambda: csv_body.fill((), {}), personal=viewer is not None,
-                               mimetype="text/csv", headers=download)
+    if wanted.format == "csv":  # older clients: the same answer as /leaderboard.csv
+        return _csv(phase_id, board, personal=viewer is not None)
     body = shared_body(("json", board.cache_key), lambda mark: _marked_json(board.for_everyone(), mark), quoted=True)
     mine = [row.mine for row in board.rows]
     return cached_response(board.cache_key, lambda: body.fill(mine, JSON_MARKS, JSON_UNMARKED),
                            personal=viewer is not None, mimetype="application/json")
+
+
+@bp.get("/phases/<id:phase_id>/leaderboard.csv")
+@operation("Every row of one view of a phase's ranking as CSV", None, auth="optional", query=schemas.BoardFilters,
+           errors=(400, 403, 404), tag="phases",
+           media=(("text/csv", "Every row of the view: rank, statistics, entry, value and interval, one column per "
+                   "metric path (a coarse one followed by its .error) and metadata key (docs/RANKING.md)."),))
+def get_leaderboard_csv(phase_id: int) -> Response | tuple[Response, int]:
+    """Write every row of a view as CSV, on the split the caller may see."""
+    wanted, viewer = parse_query(schemas.BoardFilters), current_user()
+    board = ranking.leaderboard(context.ctx(), phase_id=phase_id, viewer=viewer, query=board_query(wanted))
+    return _csv(phase_id, board, personal=viewer is not None)
+
+
+def _csv(phase_id: int, board: Leaderboard, *, personal: bool) -> Response | tuple[Response, int]:
+    """Answer a board as a CSV download; no row is marked in a CSV: the same text for everyone."""
+    download = {"Content-Disposition": f'attachment; filename="phase-{phase_id}-leaderboard.csv"'}
+    csv_body = shared_body(("csv", board.cache_key), lambda mark: board_csv(board.for_everyone()))
+    return cached_response(board.cache_key, lambda: csv_body.fill((), {}), personal=personal,
+                           mimetype="text/csv", headers=download)
 
 
 def _marked_json(board: Leaderboard, mark: Marker) -> str:

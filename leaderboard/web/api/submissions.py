@@ -57,7 +57,10 @@ def create_submission(phase_id: int) -> tuple[Response, int]:
 
 @bp.get("/submissions/<id:submission_id>")
 @operation("A submission's status, visible scores and validation errors", schemas.Submission,
-           auth="optional", errors=(404,), tag="submissions")
+           auth="optional", errors=(401, 404), tag="submissions",
+           access="Needs a token, except for a baseline's submission, which anyone may read. Its owner (and their "
+                  "team) and the competition's organizers read it; without a token any other id answers 401, and "
+                  "someone else's answers 404.")
 def get_submission(submission_id: int) -> tuple[Response, int]:
     """Show a submission to its owner or its competition's organizers (baselines to anyone)."""
     viewer = current_user()

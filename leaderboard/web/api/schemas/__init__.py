@@ -12,9 +12,11 @@ from __future__ import annotations
 from leaderboard.web.api.schemas.board import (
     AcrossPhase,
     AcrossRow,
+    BoardFilters,
     CompetitionLeaderboard,
     CompetitionLeaderboardQuery,
     Leaderboard,
+    LeaderboardAnyFormat,
     LeaderboardQuery,
     LeaderboardRow,
     LeaderboardView,
@@ -50,11 +52,11 @@ from leaderboard.web.api.schemas.results import ResultExport, ResultsQuery
 from leaderboard.web.api.schemas.submissions import Metrics, Results, Submission, SubmissionAccepted, SubmissionUpload
 
 __all__ = [
-    "AcrossPhase", "AcrossRow", "AuditEntry", "AuditLog", "Competition", "CompetitionCreate", "CompetitionCreated",
-    "CompetitionLeaderboard", "CompetitionLeaderboardQuery", "CompetitionList", "Error", "Job", "Leaderboard",
-    "LeaderboardQuery", "LeaderboardRow", "LeaderboardView", "Metrics", "Moderation", "ModerationReason", "Omitted",
-    "OpenApiDocument", "Phase", "PhaseAction", "PhaseCreate", "PhaseCreated", "PhaseOpen", "PhaseStatus",
-    "PhaseSummary", "Probing", "ProbingUpdate", "Problem", "Quota", "RescoreQueued", "ResultExport", "Results",
-    "ResultsQuery", "Submission",
-    "SubmissionAccepted", "SubmissionStatus", "SubmissionUpload", "ValidationErrors", "ViewsUpdate"
+    "AcrossPhase", "AcrossRow", "AuditEntry", "AuditLog", "BoardFilters", "Competition", "CompetitionCreate",
+    "CompetitionCreated", "CompetitionLeaderboard", "CompetitionLeaderboardQuery", "CompetitionList", "Error", "Job",
+    "Leaderboard", "LeaderboardAnyFormat", "LeaderboardQuery", "LeaderboardRow", "LeaderboardView", "Metrics",
+    "Moderation", "ModerationReason", "Omitted", "OpenApiDocument", "Phase", "PhaseAction", "PhaseCreate",
+    "PhaseCreated", "PhaseOpen", "PhaseStatus", "PhaseSummary", "Probing", "ProbingUpdate", "Problem", "Quota",
+    "RescoreQueued", "ResultExport", "Results", "ResultsQuery", "Submission", "SubmissionAccepted",
+    "SubmissionStatus", "SubmissionUpload", "ValidationErrors", "ViewsUpdate"
 ]

@@ -61,17 +61,12 @@ class Leaderboard(BaseModel):
     rows: list[LeaderboardRow]
 
 
-class LeaderboardQuery(BaseModel):
-    """Query string of GET /phases/{id}/leaderboard (docs/RANKING.md#reading, docs/ENTRIES.md)."""
+class BoardFilters(BaseModel):
+    """Query string of GET /phases/{id}/leaderboard.csv: the view, its order and filters (every row is written)."""
 
     model_config = ConfigDict(json_schema_extra=lambda schema: drop_null_defaults(schema))
 
-    format: Omitted[Literal["json", "csv"]] = Field(
-        default=None, description="Left out: one page as JSON; json: every row of the view as JSON; csv: every row "
-        "as text/csv, one column per path and metadata key.")
     view: Omitted[Annotated[str, Field(max_length=60)]] = Field(default=None, description="A view's name.")
-    page: Annotated[int, Field(ge=1, le=1_000_000)] = 1
-    per_page: Annotated[int, Field(ge=1, le=500)] = 50
     sort: Omitted[Annotated[str, Field(max_length=300)]] = Field(
         default=None, description="rank (default), name, submitted_at, the view's metric or one of its columns.")
     order: Omitted[Literal["asc", "desc"]] = Field(default=None, description="A metric sorts best first by default.")
@@ -81,6 +76,22 @@ class LeaderboardQuery(BaseModel):
     uses_retrieval: Omitted[bool] = None
     uses_knowledge_graph: Omitted[bool] = None
     prompting: Omitted[Literal["zero-shot", "few-shot", "chain-of-thought", "fine-tuned", "other"]] = None
+
+
+class LeaderboardQuery(BoardFilters):
+    """Query string of GET /phases/{id}/leaderboard (docs/RANKING.md#reading, docs/ENTRIES.md)."""
+
+    format: Omitted[Literal["json"]] = Field(
+        default=None, description="Left out: one page as JSON; json: every row of the view as JSON. The same "
+        "rows as text/csv: GET /phases/{id}/leaderboard.csv.")
+    page: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    per_page: Annotated[int, Field(ge=1, le=500)] = 50
+
+
+class LeaderboardAnyFormat(LeaderboardQuery):
+    """What GET /phases/{id}/leaderboard accepts: also format=csv, answered as /leaderboard.csv (older clients)."""
+
+    format: Omitted[Literal["json", "csv"]] = None  # type: ignore[assignment]
 
 
 class CompetitionLeaderboardQuery(BaseModel):

@@ -23,11 +23,32 @@ class Metrics(BaseModel):
     f1: float | None = None
     macro_f1: float | None = None
     group_accuracy: float | None = None
+    macro_f1_fixed: float | None = None
+    avg_macro_f1: float | None = None
     ece: float | None = None
+    aurc: float | None = Field(default=None, description="Area under the risk-coverage curve (docs/LONG_TAIL.md).")
+    risk_coverage: list[list[float]] | None = Field(
+        default=None, description="Risk-coverage points [coverage, risk], thinned (docs/PROBING.md).")
     n: int | None = None
     answered: int | None = None
     correct: int | None = None
     ci: dict[str, list[float] | None] | None = Field(default=None, description="95% bootstrap intervals [lo, hi].")
+    grid: float | None = Field(default=None, description="The step coarse figures of this slice are shown on "
+                               "(with noise, docs/PROBING.md); the figures named in `exact` are not coarse.")
+    exact: list[str] | None = Field(default=None, description="Figures of this slice shown exactly (the ranked ones).")
+
+
+class ReliabilityBin(BaseModel):
+    """One bin of the reliability diagram (docs/LONG_TAIL.md#reliability-diagram-and-ece)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    lo: float | None = None
+    hi: float | None = None
+    n: int | None = None
+    accuracy: float | None = None
+    confidence: float | None = None
+    grid: float | None = None
 
 
 class Results(BaseModel):
@@ -37,6 +58,13 @@ class Results(BaseModel):
 
     n_items: int | None = None
     overall: Metrics | None = None
+    aurc: float | None = Field(default=None, description="The whole file's area under the risk-coverage curve.")
+    risk_coverage: list[list[float]] | None = Field(
+        default=None, description="The whole file's risk-coverage points [coverage, risk], thinned.")
+    reliability: list[ReliabilityBin] | None = Field(
+        default=None, description="Reliability bins with at least the items docs/PROBING.md asks for.")
+    popularity_curve: list[dict[str, Any]] | None = Field(
+        default=None, description="Accuracy per popularity bin, least popular first (docs/LONG_TAIL.md).")
     breakdowns: dict[str, dict[str, Metrics]] | None = None
     popularity: dict[str, Any] | None = Field(default=None, description="head/torso/tail slices, gap, relative_drop.")
     pairs: dict[str, Any] | None = None
