@@ -149,3 +149,19 @@ def test_a_bounded_lru_drops_the_least_recently_used_by_entries_and_by_bytes() -
     assert lru.get("huge") is None and len(lru) == 2
     lru.put("e", "e2", 5)
     assert lru.get("e") == "e2" and lru.bytes == 15
+
+
+def test_every_row_answers_and_exports_mark_the_caller_alone(ctx, app, make_phase, make_user, make_predictions,
+                                                             make_token):
+    phase, people = world(ctx, make_phase, make_user, make_predictions)
+    path = f"/api/v1/phases/{phase.id}/leaderboard"
+    anonymous = app.test_client()
+    for who, expected in (("cy", ["Tail Team"]), ("dee", ["Dee"])):
+        caller = {"Authorization": f"Bearer {make_token(people[who])}"}
+        rows = anonymous.get(f"{path}?format=json", headers=caller).get_json()["rows"]
+        assert [r["display_name"] for r in rows if r["mine"]] == expected
+        assert len([r for r in rows if not r["is_baseline"]]) == 3
+        csv = anonymous.get(f"{path}?format=csv", headers=caller)
+        assert csv.headers["Cache-Control"] == "private, no-cache"
+        assert csv.data == anonymous.get(f"{path}?format=csv").data  # an export marks no row: the same for all
+    assert not any(r["mine"] for r in anonymous.get(f"{path}?format=json").get_json()["rows"])

@@ -80,13 +80,15 @@ def shared_body(key: Hashable, render: Callable[[Marker], str], *, quoted: bool 
         return found
     with _lock:
         flight = _filling.setdefault(key, threading.Lock())
-    with flight:
-        found = _bodies.get(key)
-        if found is None:
-            marker = Marker(quoted=quoted)
-            text = render(marker)
-            found = marker.split(text)
-            _bodies.put(key, found, len(text))
+    try:
+        with flight:
+            found = _bodies.get(key)
+            if found is None:
+                marker = Marker(quoted=quoted)
+                text = render(marker)
+                found = marker.split(text)
+                _bodies.put(key, found, len(text))
+    finally:
         with _lock:
             _filling.pop(key, None)
     return found
