@@ -77,5 +77,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(notice_pages.bp)
     app.register_blueprint(notice_pages.organizer_bp, url_prefix="/organizer")
     app.register_blueprint(embed_pages.bp)
-    start_checks.init_app(app, runtime)
+    if _serving():
+        start_checks.init_app(app, runtime)
     return app
+
+
+def _serving() -> bool:
+    """Return whether this app is built to serve (gunicorn, ``flask run``, a test), not for one organizer command."""
+    import sys
+
+    import click
+
+    # The app is built while flask's group is still looking up its command, so the command is read from argv.
+    return click.get_current_context(silent=True) is None or "run" in sys.argv[1:]

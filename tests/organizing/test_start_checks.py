@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
 from leaderboard import create_app
@@ -69,3 +70,14 @@ def test_an_unmigrated_database_does_not_stop_the_start(tmp_path: Path, caplog: 
         app = create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels", "testing": True})
     app.extensions["tailboard"].engine.dispose()
     assert any("could not look for competitions" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("command, warned", [("run", True), ("demo", False), ("phases", False)])
+def test_start_warnings_come_with_a_server_not_with_each_organizer_command(
+        settings: Settings, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+        command: str, warned: bool) -> None:
+    monkeypatch.setattr("sys.argv", ["flask", "--app", "app", command])
+    with click.Context(click.Group("flask")).scope(), \
+            caplog.at_level(logging.WARNING, logger="leaderboard.organizing.start_checks"):
+        start(settings)
+    assert any("sends no mail" in w for w in warnings_of(caplog)) is warned
