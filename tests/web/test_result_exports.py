@@ -155,6 +155,7 @@ def test_a_slice_the_board_hides_is_not_exported(ctx, client, phase_id, closed) 
 
 def test_an_unknown_format_is_a_400_listing_the_formats_and_the_document_describes_the_endpoint(
         client, phase_id) -> None:
+    assert client.get(f"/api/v1/phases/{phase_id + 1000}/results").status_code == 404  # before the format check
     refused = client.get(f"/api/v1/phases/{phase_id}/results?format=csv")
     assert refused.status_code == 400
     body = refused.get_json()

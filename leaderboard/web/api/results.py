@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Response, url_for
 
+from leaderboard.accounts import access
 from leaderboard.board import BoardQuery, Leaderboard, ShownRow, path_label, ranking
 from leaderboard.platform import InvalidInput
 from leaderboard.platform.db import as_aware_utc
@@ -35,6 +36,7 @@ SCORE_TYPES = (str, int, float, bool)
            auth="optional", query=ResultsQuery, errors=(400, 403, 404), tag="phases")
 def get_results(phase_id: int) -> Response:
     """Export one view of a phase's board as shown to participants, in the format asked for."""
+    access.get_phase(context.ctx(), phase_id)  # an unknown phase is a 404 before any query problem
     wanted = parse_query(ResultsQuery)
     if wanted.format not in FORMATS:
         raise InvalidInput(f"Unknown export format {wanted.format!r}; valid formats: {', '.join(FORMATS)}.",
