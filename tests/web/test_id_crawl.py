@@ -17,7 +17,7 @@ import pytest
 
 from leaderboard.accounts import OPERATOR
 from leaderboard.entries import teams
-from leaderboard.organizing import phases
+from leaderboard.organizing import notifications, phases
 
 ID_ARG = re.compile(r"<(?:(?P<converter>[a-z]+)(?:\((?P<args>[^)]*)\))?:)?(?P<name>\w+)>")
 OUT_OF_RANGE = (0, -1, 2**31, 2**63, 2**64 + 5)  # no row can have these ids: the route must not match
@@ -40,8 +40,10 @@ def world(app: Any, ctx: Any, make_organizer: Any, make_user: Any, make_competit
     assert upload.status_code == 202, upload.get_data(as_text=True)
     job = phases.rescore_phase(ctx, phase_id=phase.id, actor=OPERATOR)
     team = teams.create_team(ctx, competition_slug=phase.competition.slug, name="Crawlers", user=organizer)
+    hook = notifications.register_webhook(ctx, slug=phase.competition.slug, url="https://example.org/hook",
+                                          events=["board.changed"], actor=organizer)
     real = {"phase_id": phase.id, "submission_id": upload.get_json()["id"], "token_id": 1, "job_id": job.id,
-            "team_id": team.id, "user_id": participant.id}
+            "team_id": team.id, "user_id": participant.id, "webhook_id": hook.id}
     return {"users": {"organizer": organizer, "participant": participant}, "tokens": tokens, "real": real,
             "slug": phase.competition.slug}
 
