@@ -165,3 +165,19 @@ def test_every_row_answers_and_exports_mark_the_caller_alone(ctx, app, make_phas
         assert csv.headers["Cache-Control"] == "private, no-cache"
         assert csv.data == anonymous.get(f"{path}?format=csv").data  # an export marks no row: the same for all
     assert not any(r["mine"] for r in anonymous.get(f"{path}?format=json").get_json()["rows"])
+
+
+def test_the_shared_bodies_and_rendered_answers_keep_at_most_their_bound(ctx, app, make_phase, make_user,
+                                                                         make_predictions, login, monkeypatch):
+    from leaderboard.web.board_cache import pages
+
+    phase, people = world(ctx, make_phase, make_user, make_predictions)
+    bodies, answers = BoundedLru(entries=2, max_bytes=10**9), BoundedLru(entries=2, max_bytes=10**9)
+    monkeypatch.setattr(shared, "_bodies", bodies)
+    monkeypatch.setattr(pages, "_pages", answers)
+    reader = app.test_client()
+    login(reader, people["ann"])
+    for n in range(5):
+        assert reader.get(f"/phases/{phase.id}/leaderboard?q=a{n}").status_code == 200
+        assert app.test_client().get(f"/api/v1/phases/{phase.id}/leaderboard?q=b{n}").status_code == 200
+    assert len(bodies) == 2 and len(answers) == 2
