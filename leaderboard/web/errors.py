@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from leaderboard.platform import errors as domain
@@ -53,6 +53,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(StorageError, _storage_error)
     app.register_error_handler(OperationalError, _database_error)
+    app.register_error_handler(InterfaceError, _database_error)
 
 
 def wants_json() -> bool:
@@ -95,7 +96,7 @@ def _storage_error(error: StorageError) -> tuple[Response, int] | tuple[str, int
     return _unavailable(STORAGE_DOWN, STORAGE_RETRY_AFTER, "storage")
 
 
-def _database_error(error: OperationalError) -> tuple[Response, int] | tuple[str, int]:
+def _database_error(error: OperationalError | InterfaceError) -> tuple[Response, int] | tuple[str, int]:
     """Answer the database away or locked 503 with Retry-After."""
     log.warning("the database failed during %s %s: %s", request.method, request.path, error.orig)
     context = g.get("tailboard_ctx")

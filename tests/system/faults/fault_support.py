@@ -173,6 +173,11 @@ class Answers:
     empty_errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def count(self) -> tuple[int, int]:
+        """Return (acknowledged uploads, failed answers: 5xx or no answer) so far."""
+        with self.lock:
+            return len(self.acknowledged), sum(1 for code in self.statuses if code >= 500 or code == 0)
+
     def record(self, response: requests.Response | None) -> None:
         """Remember one answer (None: the connection failed)."""
         with self.lock:
