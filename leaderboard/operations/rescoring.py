@@ -23,6 +23,7 @@ from sqlalchemy import Select, func, select, update
 from leaderboard.disclosure import with_draw
 from leaderboard.entries import quota
 from leaderboard.models import Job, Phase, Score, Submission
+from leaderboard.notify import events as notices
 from leaderboard.operations import jobs
 from leaderboard.phase_data import load_phase_labels
 from leaderboard.platform import ServiceContext
@@ -120,4 +121,5 @@ def _fail_invalid(ctx: ServiceContext, submission: Submission, *, version: int, 
                         .values(retired_at=utcnow()).execution_options(synchronize_session=False))
     if refund:
         quota.refund(ctx, submission=submission)
+    notices.submission_failed(ctx, submission=submission)  # the owner's mail, in this transaction (docs/NOTIFY.md)
     ctx.session.commit()

@@ -284,3 +284,25 @@ def test_beat_posts_webhooks_with_or_without_mail(settings) -> None:
     no_mail = dataclasses.replace(settings, smtp_url=None, mail_from=None)
     assert "mail" not in _beat_schedule(no_mail) and "webhooks" in _beat_schedule(no_mail)
     assert "webhooks" not in _beat_schedule(dataclasses.replace(settings, mail_seconds=0))
+
+
+def test_a_submission_failing_after_a_label_replacement_mails_its_owner_once(ctx, make_phase, make_user,
+                                                                            make_predictions, labels_file,
+                                                                            mail_server) -> None:
+    phase = make_phase()
+    quiet, loud = make_user("quiet@example.org"), make_user("loud@example.org")
+    preferences.set_submission_mail(ctx.session, user_id=quiet.id, on=False)
+    upload(ctx, phase, quiet, make_predictions())
+    failing = upload(ctx, phase, loud, make_predictions())
+    ctx.session.execute(MailOutbox.__table__.delete())  # the scored mails
+    ctx.session.commit()
+    fewer = b"".join(line + b"\n" for line in labels_file().splitlines()[:6])
+    phases.replace_labels(ctx, actor=OPERATOR, phase_id=phase.id, labels=fewer)
+    ctx.session.expire_all()
+    assert ctx.session.get(Submission, failing.id).status == "failed"
+    assert send_all(ctx)[0] == 1
+    mail = mail_server.wait_for("loud@example.org")
+    assert f"Submission {failing.id}" in mail["Subject"] and "could not be scored" in mail["Subject"]
+    text = mail.get_payload(decode=True).decode()
+    assert "q7" not in text and "q8" not in text  # which ids failed is on the submission's page, not in a mail
+    assert [r for r, _ in mail_server.messages] == [["loud@example.org"]]
