@@ -104,3 +104,17 @@ def test_participants_may_not_upload_bundles_and_a_foreign_zip_is_refused_with_i
     refused = preview(client, csrf_token, b"PK not really a zip")
     assert refused.status_code == 400 and "not a competition bundle" in refused.get_data(as_text=True)
     assert count(ctx, Competition) == 0
+
+
+def test_a_taken_slug_shows_the_preview_again_with_the_reason(ctx, client, login, csrf_token, make_organizer,
+                                                              make_competition, case) -> None:
+    make_competition("taken")
+    login(client, make_organizer())
+    page = preview(client, csrf_token, case.data, slug="taken").get_data(as_text=True)
+    assert "the slug &#39;taken&#39; is taken; choose another before importing" in page
+    refused = client.post(f"{UPLOAD}/confirm", data=confirm_form(page))
+    assert refused.status_code == 400
+    again = refused.get_data(as_text=True)
+    assert "already exists" in again and "Create the competition" in again
+    assert client.post(f"{UPLOAD}/confirm", data={**confirm_form(again), "slug": "free"}).status_code == 303
+    assert sorted(ctx.session.scalars(select(Competition.slug))) == ["free", "taken"]
