@@ -96,3 +96,12 @@ def test_the_badge_is_svg_with_the_rank_and_the_value_as_shown(app, client, ctx,
 def test_badge_texts_are_escaped_into_valid_xml() -> None:
     body = svg_badge('<Phase & "1">', "#1 · 0.5000", "#007ec6").encode()
     assert texts(body) == ['<Phase & "1">', "#1 · 0.5000"]
+
+
+def test_the_embed_bounds_n_and_refuses_an_unknown_view(app, client, ctx, make_phase, make_user,
+                                                        make_predictions) -> None:
+    phase, _ = scored_board(ctx, make_phase, make_user, make_predictions)
+    assert client.get(f"/phases/{phase.id}/embed?n=0").get_data(as_text=True).count('class="embed-row') == 1
+    assert client.get(f"/phases/{phase.id}/embed?n=x").get_data(as_text=True).count('class="embed-row') >= 3
+    assert client.get(f"/phases/{phase.id}/embed?view=nope").status_code == 400
+    assert client.get("/phases/999999/embed").status_code == 404
