@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from instance_snapshot import create_schema, hermetic_settings
 from reachability import unreachable
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
@@ -199,11 +200,7 @@ def database_url(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest
         url: str = request.getfixturevalue("postgres_session_url")
         _empty_postgres(url)
         return url
-    url = f"sqlite:///{tmp_path / 'tailboard.sqlite3'}"
-    engine = create_engine(url, poolclass=NullPool)
-    Base.metadata.create_all(engine)
-    engine.dispose()
-    return url
+    return create_schema(f"sqlite:///{tmp_path / 'tailboard.sqlite3'}")
 
 
 # --- the instance --------------------------------------------------------------------------
@@ -218,21 +215,7 @@ def settings_overrides() -> dict[str, Any]:
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path, settings_overrides: dict[str, Any]) -> Settings:
     """Return hermetic settings: tmp data and label dirs, local storage, inline scoring."""
-    data_dir = tmp_path / "data"
-    data_dir.mkdir(exist_ok=True)
-    values: dict[str, Any] = {
-        "data_dir": data_dir,
-        "labels_dir": tmp_path / "labels",
-        "database_url": database_url,
-        "storage_url": "local",
-        "secret_key": "test-secret-key",
-        "scoring_mode": "inline",
-        "celery_broker_url": None,
-        "ratelimit_storage_uri": "memory://",
-        "testing": True,
-    }
-    values.update(settings_overrides)
-    return Settings.from_env({}, **values)
+    return hermetic_settings(database_url, tmp_path, settings_overrides)
 
 
 @pytest.fixture

@@ -11,11 +11,12 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from instance_snapshot import build_snapshot, restore_snapshot
+from sqlalchemy import select
 
 from leaderboard import accounts
 from leaderboard.accounts import OPERATOR
@@ -24,7 +25,8 @@ from leaderboard.organizing import competitions, phases
 from leaderboard.platform import ServiceContext
 from leaderboard.submissions import accept_submission
 
-pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite")]
+# One worker builds the board once (board_snapshot) and every test reads its own copy of it.
+pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite"), pytest.mark.xdist_group("board_browser")]
 
 SHOTS = Path("/tmp/shots/ranking")
 AXE = "/static/vendor/axe-core/axe.min.js"
@@ -45,9 +47,8 @@ def predictions(seed: int) -> bytes:
     return ("\n".join(rows) + "\n").encode()
 
 
-@pytest.fixture
-def board_phase(ctx: ServiceContext) -> Iterator[tuple[Competition, Phase]]:
-    """Return a competition and its open phase with 64 scored entries (48 participants, 16 second methods)."""
+def build_board(ctx: ServiceContext) -> None:
+    """Create a competition and its open phase with 64 scored entries (48 participants, 16 second methods)."""
     competition = competitions.create_competition(ctx, slug="tail-bench", title="Tail Bench", actor=OPERATOR)
     labels = ("\n".join(json.dumps(item) for item in ITEMS) + "\n").encode()
     phase = phases.create_phase(ctx, competition_slug=competition.slug, name="Claims", labels=labels,
@@ -64,7 +65,27 @@ def board_phase(ctx: ServiceContext) -> Iterator[tuple[Competition, Phase]]:
         if n % 3 == 0:
             accept_submission(ctx, phase_id=phase.id, user=user, filename="q.csv", method="chain-of-thought",
                               stream=io.BytesIO(predictions(n + 100)))
-    yield competition, phase
+
+
+@pytest.fixture(scope="module")
+def board_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build the board's instance once for this module (scoring 64 entries is the slow part)."""
+    return build_snapshot(tmp_path_factory.mktemp("board"), build_board)
+
+
+@pytest.fixture
+def database_url(db_backend: str, tmp_path: Path, board_snapshot: Path) -> str:
+    """Return this test's own copy of the built instance (SQLite: a snapshot is a folder of files)."""
+    assert db_backend == "sqlite", "the board snapshot is a SQLite file"
+    return restore_snapshot(board_snapshot, tmp_path)
+
+
+@pytest.fixture
+def board_phase(ctx: ServiceContext) -> tuple[Competition, Phase]:
+    """Return the competition and its open phase with 64 scored entries, from this test's copy."""
+    competition = ctx.session.scalars(select(Competition).where(Competition.slug == "tail-bench")).one()
+    phase = ctx.session.scalars(select(Phase).where(Phase.competition_id == competition.id)).one()
+    return competition, phase
 
 
 def axe_violations(page: Any) -> list[dict[str, Any]]:
