@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 RENEWALS_PER_LEASE = 4
 """How many times a lease is renewed within its length: three renewals may fail before it lapses."""
 
+MIN_INTERVAL = 0.05
+"""The shortest pause between renewals, whatever the lease."""
+
 Renew = Callable[[Session, datetime], bool]
 """Extend the lease to the given time in the session (and commit); return whether the run still holds it."""
 
@@ -51,7 +54,7 @@ def renewing(sessions: sessionmaker[Session], renew: Renew, *, lease_seconds: fl
 def _renew_until(sessions: sessionmaker[Session], renew: Renew, lease_seconds: float, what: str,
                  stop: threading.Event) -> None:
     """Renew every lease_seconds / RENEWALS_PER_LEASE until stopped or the claim is lost."""
-    while not stop.wait(lease_seconds / RENEWALS_PER_LEASE):
+    while not stop.wait(max(lease_seconds / RENEWALS_PER_LEASE, MIN_INTERVAL)):
         try:
             with sessions() as session:
                 if not renew(session, lease_end(lease_seconds)):

@@ -16,7 +16,9 @@ submissions/claims.py's conditional UPDATEs.
 - ``sweep`` runs every ``sweep_seconds`` (Celery beat in celery mode, a timer thread of
   each web process in embedded mode: leaderboard/workers/sweeper.py); ``requeue_unfinished`` is
   the release step's and an operator's ``flask --app app requeue``. Both wake scorers for
-  queued submissions that are due, take back ``scoring`` ones whose lease lapsed (their
+  queued submissions that are due (a retry whose time came, or one left untouched for
+  three leases: its wake-up was lost with a killed process or a broker outage; an extra
+  wake-up only scores the fairest submission sooner), take back ``scoring`` ones whose lease lapsed (their
   scorer stopped renewing it: killed or lost; that counts as an attempt, due again at
   once the first time; a row scored before leases existed lapses after ``stale_seconds``),
   and queue again the platform failures recorded as final before retries existed.
@@ -58,6 +60,8 @@ LABEL_RETRY = timedelta(minutes=10)
 """How often a submission waiting for its phase's label file to be restored is tried again."""
 LABELS_BROKEN = "the phase's label file fails its integrity check"
 BATCH = 200
+WAKE_AFTER_LEASES = 3
+"""A queued submission untouched for this many leases (60 s) gets a scorer woken for it again (a lost wake-up)."""
 """Rows of each kind one sweep takes; the next sweep takes the rest."""
 
 NOT_ACKNOWLEDGED_MESSAGE = (
@@ -112,8 +116,9 @@ def sweep(ctx: ServiceContext, *, now: datetime | None = None) -> list[int]:
     """Dispatch what is due again and settle abandoned uploads; return the ids dispatched."""
     now = now or utcnow()
     stale = now - timedelta(seconds=ctx.settings.stale_seconds)
+    forgotten = now - timedelta(seconds=WAKE_AFTER_LEASES * ctx.settings.lease_seconds)
     due = or_(Submission.next_attempt_at <= now, and_(Submission.next_attempt_at.is_(None),
-                                                      Submission.updated_at <= stale))
+                                                      Submission.updated_at <= forgotten))
     return _pick_up(ctx, now=now, stale=stale, due=due)
 
 

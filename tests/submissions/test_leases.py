@@ -106,3 +106,16 @@ def test_a_scoring_run_renews_its_lease_while_it_works(ctx, runtime, make_phase,
     scoring_runs.score_submission(ctx, submission_id=submission.id)
     assert renewed.is_set()
     assert fresh(ctx, submission.id).status == "scored"
+
+
+def test_a_lost_wake_up_is_made_good_after_three_leases_not_stale_seconds(ctx, make_phase, make_user,
+                                                                            make_predictions, monkeypatch):
+    phase, user = make_phase(), make_user()
+    submission = queued(ctx, phase, user, make_predictions(), monkeypatch)  # its wake-up died with its process
+    recorder = Recorder()
+    monkeypatch.setattr(ctx.runtime, "dispatcher", recorder)
+    assert recovery.sweep(ctx) == []  # just acknowledged: its own wake-up may still come
+    later = utcnow() + timedelta(seconds=recovery.WAKE_AFTER_LEASES * ctx.settings.lease_seconds + 1)
+    assert later < utcnow() + timedelta(seconds=ctx.settings.stale_seconds)
+    assert recovery.sweep(ctx, now=later) == [submission.id]
+    assert recovery.sweep(ctx, now=later) == []  # once per three leases

@@ -59,7 +59,7 @@ def test_a_sweep_round_dispatches_what_is_due_and_outlives_a_database_error(ctx,
     monkeypatch.setattr(ctx.runtime, "dispatcher", Lost())
     submission = accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv",
                                    stream=io.BytesIO(make_predictions()))
-    ctx.runtime.settings = dataclasses.replace(ctx.runtime.settings, stale_seconds=0)
+    ctx.runtime.settings = dataclasses.replace(ctx.runtime.settings, stale_seconds=0, lease_seconds=0)
     monkeypatch.undo()
     timer = sweeper.Sweeper(ctx.runtime)
 
