@@ -34,7 +34,7 @@ def post(client: Any, path: str, token_page: str, fields: dict[str, Any], csrf_t
     return client.post(path, data={**fields, "csrf_token": csrf_token(client, token_page)})
 
 
-def test_rescore_redirects_to_a_progress_page_that_refreshes_until_done(organizer: Any, csrf_token: Callable,
+def test_rescore_redirects_to_a_progress_page_that_updates_until_done(organizer: Any, csrf_token: Callable,
                                                                        world: World, ctx: ServiceContext) -> None:
     response = post(organizer, f"/organizer/phases/{world.open_phase.id}/rescore", "/organizer/c/alpha", {},
                     csrf_token)
@@ -47,7 +47,9 @@ def test_rescore_redirects_to_a_progress_page_that_refreshes_until_done(organize
     job.status = "running"
     ctx.session.commit()
     running = organizer.get(f"/organizer/jobs/{job_id}").get_data(as_text=True)
-    assert '<meta http-equiv="refresh" content="2">' in running and "<script>" not in running
+    assert 'http-equiv="refresh"' not in running and "<script>" not in running  # no meta refresh, no inline script
+    assert "data-job-running" in running and "/static/js/job.js" in running  # it polls itself
+    assert f'href="/organizer/jobs/{job_id}">Refresh now' in running  # and says how to without JavaScript
 
 
 def test_a_job_page_is_not_shown_to_other_organizers_or_participants(client: Any, login: Callable, world: World,
