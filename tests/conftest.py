@@ -16,6 +16,7 @@ Data and hidden labels live in ``tmp_path``; scoring is inline.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import os
@@ -129,6 +130,25 @@ def throwaway_postgres_url() -> Iterator[str]:
 
 
 _THROWAWAY = itertools.count()
+
+
+# werkzeug's default, scrypt:32768:8:1, costs ~0.15 s a hash (and as much per form login); the suite
+# creates thousands of accounts. Tests hash with scrypt at 1/32 of that cost; check_password_hash
+# reads the parameters from the stored hash. tests/accounts/test_password_hash.py checks the default.
+TEST_PASSWORD_HASH = "scrypt:1024:8:1"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cheap_password_hashes() -> Iterator[None]:
+    """Hash the passwords of test accounts with a cheap scrypt (the largest cost of building test worlds)."""
+    from werkzeug.security import generate_password_hash
+
+    from leaderboard.accounts import users
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(users, "generate_password_hash",
+                      functools.partial(generate_password_hash, method=TEST_PASSWORD_HASH))
+        yield
 
 
 @pytest.fixture(autouse=True)
