@@ -275,8 +275,10 @@ def test_a_webhook_needs_an_http_url_and_known_events(ctx, make_competition, url
                                        events=["submission.labels"], actor=OPERATOR)
 
 
-def test_beat_posts_webhooks_with_or_without_mail(settings) -> None:
+def test_beat_posts_webhooks_with_or_without_mail(settings, monkeypatch) -> None:
     import dataclasses
+
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")  # the task's name reads the app's config
 
     from leaderboard.workers.celery_app import _beat_schedule, send_webhooks_task
 
