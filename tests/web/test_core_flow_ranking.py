@@ -91,3 +91,16 @@ def test_baselines_show_their_tail_accuracy_on_the_board_the_csv_and_every_list(
     submissions.accept_submission(ctx, phase_id=phase.id, user=participant, filename="p.csv",
                                   stream=io.BytesIO(_answers(ctx, phase)))
     _check_everywhere(client, ctx, phase, login, participant, organizer)
+
+
+def test_head_tail_and_category_rows_name_the_method(ctx: ServiceContext, client: Any, make_phase: Callable,
+                                                   make_user: Callable, make_predictions: Callable) -> None:
+    phase = make_phase(config={"task_type": "binary", "min_slice_items": 1, "breakdowns": ["category"]})
+    alice = make_user(display_name="Alice Lab")
+    for method, wrong in (("zero-shot", 1), ("retrieval", 2)):
+        submissions.accept_submission(ctx, phase_id=phase.id, user=alice, filename="p.csv", method=method,
+                                      stream=io.BytesIO(make_predictions(wrong=wrong)))
+    board = client.get(f"/phases/{phase.id}/leaderboard").get_data(as_text=True)
+    for section in (board[board.index('id="headtail-title"'):], board[board.index('id="breakdown-0"'):]):
+        assert "Alice Lab <span class=\"entry-method\">— zero-shot</span>" in section
+        assert "Alice Lab <span class=\"entry-method\">— retrieval</span>" in section

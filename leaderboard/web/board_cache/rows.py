@@ -108,18 +108,26 @@ class RowPrinter:
                 cells.append(f"<td>{gap}</td>")
             else:
                 cells.append(detail(c))
-        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{escape(r.row.display_name)}</th>'
+        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>'
                       f'{"".join(cells)}</tr>')
 
     def breakdown(self, r: PageRow, field_index: int) -> Markup:
         """Return a row of one breakdown field's section."""
         cells = "".join(detail(c) for c in r.breakdowns[field_index])
-        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{escape(r.row.display_name)}</th>{cells}</tr>')
+        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>{cells}</tr>')
 
     def pairs(self, r: PageRow) -> Markup:
         """Return a row of the head–tail pairs section."""
         cells = "".join(f"<td>{short(c[0])}</td>" for c in r.pairs)
-        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{escape(r.row.display_name)}</th>{cells}</tr>')
+        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>{cells}</tr>')
+
+    @staticmethod
+    def _label(r: PageRow) -> str:
+        """Return a section row's entry as "team — method" (a baseline, or the default method, by its name alone)."""
+        row = r.row
+        if row.is_baseline or not row.method or row.method == "default":
+            return str(escape(row.display_name))
+        return f'{escape(row.display_name)} <span class="entry-method">— {escape(row.method)}</span>'
 
     @staticmethod
     def _baseline(r: PageRow) -> str:
