@@ -21,6 +21,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -213,14 +214,27 @@ def _empty_postgres(url: str) -> None:
     engine.dispose()
 
 
+@pytest.fixture(scope="session")
+def sqlite_schema_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Return a SQLite file with the schema and no rows, created once per test process."""
+    path = tmp_path_factory.mktemp("schema") / "tailboard.sqlite3"
+    create_schema(f"sqlite:///{path}")
+    return path
+
+
 @pytest.fixture
 def database_url(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
-    """Return the URL of an empty database with the schema, on this run's backend."""
+    """Return the URL of an empty database with the schema, on this run's backend.
+
+    SQLite: a copy of the session's empty schema file (a copy costs far less than creating the tables).
+    """
     if db_backend == "postgres":
         url: str = request.getfixturevalue("postgres_session_url")
         _empty_postgres(url)
         return url
-    return create_schema(f"sqlite:///{tmp_path / 'tailboard.sqlite3'}")
+    path = tmp_path / "tailboard.sqlite3"
+    shutil.copyfile(request.getfixturevalue("sqlite_schema_file"), path)
+    return f"sqlite:///{path}"
 
 
 # --- the instance --------------------------------------------------------------------------
