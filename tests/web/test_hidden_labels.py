@@ -33,7 +33,7 @@ pytestmark = pytest.mark.backends("sqlite")
 
 FILE_NAMES = ["questions.jsonl", "starting_kit.zip", "labels.jsonl", "labels-v1.jsonl", "..%2Flabels-v1.jsonl"]
 # What an outsider may read because it is theirs: beta's organizer exports beta (alpha's export is crawled too).
-OWN_DATA = {"organizer of another competition": ("/api/v1/competitions/beta/export",)}
+OWN_DATA = {"organizer of another competition": ("/api/v1/competitions/beta/export", "/organizer/c/beta/export")}
 EXTRA_QUERIES = {"public.competition": ["?phase={phase_id}"], "api.get_leaderboard": ["?format=csv"]}
 
 
