@@ -31,7 +31,7 @@ from instance_snapshot import create_schema, hermetic_settings
 from reachability import unreachable
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import object_session
 from sqlalchemy.pool import NullPool
 
@@ -202,15 +202,30 @@ def _alive(pid: int) -> bool:
 
 
 def _empty_postgres(url: str) -> None:
-    """Cut the previous test's leftover connections and empty every table."""
+    """Cut the previous test's leftover connections, empty every table and restart every sequence.
+
+    DELETE, children first, costs a fraction of a TRUNCATE of every table (which makes new
+    files for each table and index); TRUNCATE stays the fallback should a DELETE be refused.
+    """
     engine = create_engine(url, poolclass=NullPool)
-    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    tables = Base.metadata.sorted_tables
     with engine.begin() as connection:
         connection.execute(text(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         ))
-        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    try:
+        with engine.begin() as connection:
+            for table in reversed(tables):
+                connection.execute(text(f'DELETE FROM "{table.name}"'))
+            connection.execute(text(
+                "SELECT setval(format('%I.%I', schemaname, sequencename), 1, false) FROM pg_sequences "
+                "WHERE schemaname = 'public' AND last_value IS NOT NULL"
+            ))
+    except DBAPIError:
+        with engine.begin() as connection:
+            names = ", ".join(f'"{t.name}"' for t in tables)
+            connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
     engine.dispose()
 
 
