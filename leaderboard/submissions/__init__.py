@@ -6,7 +6,8 @@
 ones fairly between owners and tells each its place; ``scoring_runs`` scores a queued
 submission (``score_in_turn`` in embedded mode, ``wake_scorer`` for a Celery task: both
 take the fairest) and announces the change with ``ctx.board_changed``; ``recovery`` sweeps up
-what a crash or an outage left unfinished. May import disclosure, entries, phase_data,
+what a crash or an outage left unfinished; ``coverage`` counts what a file answers before it
+is charged (the upload form asks about a file answering few items). May import disclosure, entries, phase_data,
 accounts, notify, models and platform; never the board.
 """
 

@@ -30,7 +30,7 @@ ERROR_TEXT = {
          "upload, an account that must still confirm its email or be approved to take part (nothing was stored).",
     404: "Not found, or not visible to the caller.",
     409: "The request clashes with the current state (e.g. phase not open, slug taken).",
-    413: "The upload is larger than the instance accepts.",
+    413: "The upload is larger than the instance accepts; `details` gives the limit (`limit_bytes`, `limit`).",
     429: "Over the submission quota (`details.resets_at`) or the rate limit; see `Retry-After`.",
     503: "A part of the platform is away; nothing was charged; see `Retry-After`. `details.unavailable` says which: "
          "`storage` (the object store) or `database` (away, or locked past its busy timeout); or scoring is "
