@@ -18,7 +18,7 @@ import numpy as np
 
 from leaderboard.accounts import get_phase
 from leaderboard.phase_data import load_phase_labels
-from leaderboard.platform import InvalidInput, ServiceContext
+from leaderboard.platform import InvalidInput, LabelIntegrityError, ServiceContext
 from leaderboard.platform.storage.base import ObjectNotFound
 from scoring import ABSTAIN, PredictionFileError, read_predictions
 
@@ -49,11 +49,15 @@ class Coverage:
 
 
 def file_coverage(ctx: ServiceContext, *, phase_id: int, data: bytes) -> Coverage | None:
-    """Return how many of the phase's items a file answers; None when the file is not valid (the upload says why)."""
+    """Return how many of the phase's items a file answers; None when the file is not valid (the upload says why).
+
+    None too while the phase's label file fails its integrity check: the upload itself is
+    then refused with ScoringUnavailable (503), uncharged.
+    """
     phase = get_phase(ctx, phase_id)
     try:
         predictions = read_predictions(data, load_phase_labels(ctx, phase), max_bytes=ctx.settings.max_upload_bytes)
-    except PredictionFileError:
+    except (PredictionFileError, LabelIntegrityError):
         return None
     answers = np.asarray(predictions.answer)
     return Coverage(answered=int(np.count_nonzero(answers != ABSTAIN)), n_items=int(answers.size))
