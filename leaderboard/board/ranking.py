@@ -168,7 +168,7 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
     pages = max(1, -(-len(picked) // per_page))
     page = 1 if query.every_row else min(query.page, pages)
     window = picked[(page - 1) * per_page: page * per_page]
-    user_id, teams = _viewer(ctx, viewer, phase)
+    user_id, teams = _viewer(ctx, viewer, phase, window)
     top = loaded.top if readable else ()
     return Leaderboard(phase=phase, board=board, split=shown_split(phase, board), layout=layout, view_index=index,
                        rule=rule_sentence(phase, layout, board=board, view_index=index),
@@ -243,10 +243,16 @@ def _sort_value(row: ShownRow, sort: str) -> Any:
     return row.value
 
 
-def _viewer(ctx: ServiceContext, viewer: Actor | None, phase: Phase) -> tuple[int | None, frozenset[int]]:
-    """Return the viewer's user id and their team ids in the phase's competition (for marking their rows)."""
+def _viewer(ctx: ServiceContext, viewer: Actor | None, phase: Phase,
+            shown: list[ShownRow]) -> tuple[int | None, frozenset[int]]:
+    """Return the viewer's user id and their team ids in the phase's competition (for marking the shown rows).
+
+    The teams are read only when a shown row is a team's: a page costs what it shows.
+    """
     if not isinstance(viewer, User):  # anonymous, or the operator's shell: no rows of their own
         return None, frozenset()
+    if not any(row.team_id is not None for row in shown):
+        return viewer.id, frozenset()
     teams = ctx.session.scalars(select(TeamMember.team_id).where(
         TeamMember.user_id == viewer.id, TeamMember.competition_id == phase.competition_id)).all()
     return viewer.id, frozenset(teams)
