@@ -17,6 +17,7 @@ from leaderboard.accounts import phase_status
 from leaderboard.board import headtail_metric, path_label
 from leaderboard.platform.db import naive_utc
 from leaderboard.web.charts import result_charts, value_range
+from leaderboard.web.errors import size_text
 from scoring import METRICS, UnknownMetricError, metric_label
 
 CURVE_ONLY = frozenset({"aurc"})
@@ -182,6 +183,8 @@ def breakdown_values(rows: list[Mapping[str, Any]], field: str) -> list[str]:
     return sorted(values)
 
 
-def _upload_limit() -> dict[str, int]:
-    """Expose the instance's upload size limit in MiB to every template."""
-    return {"max_upload_mb": current_app.extensions["tailboard"].settings.max_upload_bytes // (1024 * 1024)}
+def _upload_limit() -> dict[str, int | str]:
+    """Expose the instance's upload size limit (in MiB, and in words: "100 MiB", "4 KiB") to every template."""
+    limit = current_app.extensions["tailboard"].settings.max_upload_bytes
+    return {"max_upload_mb": limit // (1024 * 1024), "max_upload": size_text(limit)}
+

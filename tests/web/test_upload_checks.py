@@ -103,6 +103,7 @@ def test_a_file_over_the_limit_lands_on_a_page_that_states_it_with_a_way_back(
         client: Any, login: Callable, make_phase: Callable, make_user: Callable, csrf_token: Callable) -> None:
     phase = make_phase()
     login(client, make_user())
+    assert "up to 2 KiB (uncompressed)" in client.get(f"/phases/{phase.id}").get_data(as_text=True)
     answer = _post(client, phase.id, b"id,prediction\n" + b"q1,true\n" * 1000, csrf_token)
     page = answer.get_data(as_text=True)
     assert answer.status_code == 413 and "0.0 MiB" not in page

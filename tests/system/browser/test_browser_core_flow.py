@@ -123,3 +123,47 @@ def test_core_pages_fit_both_widths_and_pass_axe(chromium: Any, live_server: str
     _check(page, f"/organizer/jobs/{job_id}", "job", problems)
     context.close()
     assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    """Return a 4 KiB upload limit, so that the too-large page is one upload away."""
+    return {"max_upload_bytes": 4096}
+
+
+def test_a_partial_file_is_asked_about_and_a_large_one_states_the_limit(
+        chromium: Any, live_server: str, world: Any, tmp_path: Path, ctx: ServiceContext) -> None:
+    _, alice, _, phase, _ = world
+    complete = _answers(ctx, phase, 3).decode().splitlines()
+    partial = tmp_path / "partial.csv"
+    partial.write_text("\n".join(complete[:4]) + "\n")  # the header and three answers
+    large = tmp_path / "large.csv"
+    large.write_text("\n".join(complete) + "\n" + "\n".join(f"extra-{i},true" for i in range(600)) + "\n")
+    problems: list[str] = []
+    for width in WIDTHS:
+        context = chromium.new_context(viewport={"width": width, "height": 900}, base_url=live_server)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        _log_in(page, alice.email)
+        page.goto(f"/phases/{phase.id}")
+        page.get_by_label("Prediction file").set_input_files(str(partial))
+        page.get_by_role("button", name="Upload and score").click()
+        page.get_by_role("heading", name="Submit anyway?").wait_for()
+        assert f"Your file answers 3 of {phase.n_items} items" in page.inner_text("#upload-confirm")
+        page.screenshot(path=str(SHOTS / f"confirm-{width}.png"))
+        problems += [f"confirm at {width} px: {v}" for v in _axe(page)]
+        page.get_by_role("button", name="Submit anyway").click()
+        page.wait_for_url("**/submissions/*")
+        page.goto(f"/phases/{phase.id}")
+        page.get_by_label("Prediction file").set_input_files(str(large))
+        page.get_by_role("button", name="Upload and score").click()
+        page.get_by_text("The limit is").wait_for()
+        assert "4 KiB" in page.inner_text("main")
+        page.screenshot(path=str(SHOTS / f"too-large-{width}.png"))
+        problems += [f"too large at {width} px: {v}" for v in _axe(page)]
+        page.get_by_role("link", name="Back to the form").click()
+        page.get_by_role("button", name="Upload and score").wait_for()
+        if page.evaluate("() => document.documentElement.scrollWidth") > width:
+            problems.append(f"the phase page is wider than {width} px")
+        context.close()
+    assert not problems, "\n".join(problems)
