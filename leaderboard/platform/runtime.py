@@ -12,7 +12,8 @@ Dispatchers get a committed, queued submission scored: ``InlineDispatcher`` in t
 process right away, ``CeleryDispatcher`` by sending the task by name to the broker (the
 worker runs leaderboard/workers/celery_app.py). A dispatcher is called only after the submission is
 committed as queued, so a lost dispatch (a crash, a broker outage) leaves it queued, and
-the sweep dispatches it again once it has waited stale_seconds (submissions/recovery.py).
+the sweep wakes a scorer for it again once it has waited three leases (submissions/recovery.py).
+A dispatch is a wake-up: the scorer takes the fairest queued submission (submissions/queue.py).
 """
 
 from __future__ import annotations

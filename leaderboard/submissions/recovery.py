@@ -135,7 +135,7 @@ def _pick_up(ctx: ServiceContext, *, now: datetime, stale: datetime, due: Column
     _queue_old_platform_failures(ctx)
     dispatched = []
     for submission_id in _ids(ctx, and_(Submission.status == "queued", due)):
-        # Ready for a scorer (submissions/queue.py) and, touched, not woken again for stale_seconds.
+        # Ready for a scorer (submissions/queue.py) and, touched, not woken again for three leases.
         if claim(ctx, submission_id, and_(Submission.status == "queued", due), next_attempt_at=None,
                  updated_at=now):
             dispatched.append(submission_id)
