@@ -121,3 +121,13 @@ def test_a_request_over_the_limit_is_json_413_with_the_limit(
     assert answer.status_code == 413
     assert answer.get_json()["details"] == {"limit_bytes": 2048, "limit": "2 KiB"}
     assert "2 KiB at most" in answer.get_json()["error"]
+
+
+def test_uploads_answered_with_a_question_count_against_the_rejected_upload_limit(
+        app: Any, client: Any, login: Callable, make_phase: Callable, make_user: Callable,
+        csrf_token: Callable) -> None:
+    app.config["WEB_INVALID_UPLOAD_RATELIMIT"] = "2 per hour"
+    phase = make_phase()
+    login(client, make_user())
+    codes = [_post(client, phase.id, b"id,prediction\nq1,true\n", csrf_token).status_code for _ in range(3)]
+    assert codes == [200, 200, 429]

@@ -89,6 +89,14 @@ def _uploader_key() -> str:
     return f"user:{current_user.get_id()}"
 
 
+ASKED = "X-Upload-Asked"  # an upload answered with a question (a file answering few items) instead of a charge
+
+
+def _uncharged(response: Response) -> bool:
+    """Return whether an upload ended without a charge: rejected (400, 413) or asked about; those are rate-limited."""
+    return response.status_code in (400, 413) or ASKED in response.headers
+
+
 def _invalid_upload_limit() -> str:
     """Return the limit on rejected web uploads per user (they cost no quota, so they are rate-limited)."""
     return str(current_app.config.get("WEB_INVALID_UPLOAD_RATELIMIT", "30 per hour"))
@@ -96,9 +104,9 @@ def _invalid_upload_limit() -> str:
 
 @bp.post("/phases/<id:phase_id>")
 @login_required
-@limiter.limit(_invalid_upload_limit, key_func=_uploader_key, deduct_when=lambda r: r.status_code in (400, 413),
+@limiter.limit(_invalid_upload_limit, key_func=_uploader_key, deduct_when=_uncharged,
                override_defaults=False, error_message="Too many rejected uploads; fix the file and try again later.")
-def upload(phase_id: int) -> Response | str | tuple[str, int]:
+def upload(phase_id: int) -> Response | str | tuple[str, int] | tuple[str, int, dict[str, str]]:
     """Accept an uploaded prediction file and go to its submission page."""
     form = SubmissionForm()
     if not form.validate_on_submit():
@@ -108,7 +116,7 @@ def upload(phase_id: int) -> Response | str | tuple[str, int]:
         data = submissions.read_upload(form.file.data.stream, limit=ctx().settings.max_upload_bytes)
         partial = uploads.flag_partial(ctx(), phase_id=phase_id, user=_user(), data=data, fields=fields)
         if partial is not None:  # asked before it is charged: the file waits for the uploader's answer
-            return _render_phase(phase_id, form, partial=partial)
+            return _render_phase(phase_id, form, partial=partial), 200, {ASKED: "partial"}
         submission = uploads.accept(ctx(), phase_id=phase_id, user=_user(), data=data, fields=fields)
     except SubmissionInvalid as exc:
         return _render_phase(phase_id, form, invalid=exc.details), 400
