@@ -106,7 +106,7 @@ logger_class = EscapingLogger
 
 
 def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's signature)
-    """Compile every Jinja template before the worker's first request.
+    """Compile every Jinja template and start the embedded sweep and job threads before the first request.
 
     Compiling the board page's templates takes 100-200 ms; paid on the first request, it
     made every fresh worker's first board readers wait that long (bench/platform_bench.py).
@@ -118,3 +118,9 @@ def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's signature)
     environment = flask_app.jinja_env
     for name in environment.list_templates(extensions=["html", "txt"]):
         environment.get_template(name)
+    # The embedded sweep and job threads start with a worker, not with its first request:
+    # a restarted instance takes back a killed scorer's work even while nobody visits it.
+    for name in ("tailboard_sweeper", "tailboard_jobs"):
+        thread = flask_app.extensions.get(name)
+        if thread is not None:
+            thread.start()
