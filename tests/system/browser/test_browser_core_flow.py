@@ -1,7 +1,8 @@
 """Issue 20 item 9: the core pages fit a laptop (1280 px) and a phone (390 px) and pass axe-core.
 
-A participant's phase page (with a failed upload), the home page, the organizer's competition,
-submissions, phase edit and job pages are opened at both widths: the page itself never scrolls
+A participant's phase page (with a failed upload), the home and competition pages, the account page,
+the organizer's dashboard, competition, submissions, phase edit, job, audit, import and baseline
+pages are opened at both widths (the ranking page has its own browser test): the page itself never scrolls
 sideways (wide tables scroll in their own focusable, labelled region), and axe-core (vendored
 under static/vendor/axe-core, injected by the test only) reports no serious or critical
 violation. Screenshots go to /tmp/shots/core/ for people to look at.
@@ -112,6 +113,8 @@ def test_core_pages_fit_both_widths_and_pass_axe(chromium: Any, live_server: str
     _check(page, "/", "home", problems)
     _log_in(page, alice.email)
     _check(page, f"/phases/{phase.id}", "phase", problems, focus="#history")
+    _check(page, f"/c/{competition.slug}", "competition", problems)
+    _check(page, "/account", "account", problems)
     context.close()
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server)
     page = context.new_page()
@@ -121,6 +124,10 @@ def test_core_pages_fit_both_widths_and_pass_axe(chromium: Any, live_server: str
     _check(page, f"/organizer/phases/{phase.id}/submissions", "organizer-submissions", problems)
     _check(page, f"/organizer/phases/{phase.id}/edit", "phase-edit", problems, focus=".views-picker")
     _check(page, f"/organizer/jobs/{job_id}", "job", problems)
+    _check(page, f"/organizer/c/{competition.slug}/audit", "audit", problems)
+    _check(page, f"/organizer/c/{competition.slug}/phases/import", "import", problems)
+    _check(page, f"/organizer/phases/{phase.id}/baselines", "baseline", problems)
+    _check(page, "/organizer/", "dashboard", problems)
     context.close()
     assert not problems, "\n".join(problems)
 
