@@ -100,6 +100,10 @@ def _check(page: Any, path: str, name: str, problems: list[str], focus: str | No
         scroll = page.evaluate("() => document.documentElement.scrollWidth")
         if scroll > width:
             problems.append(f"{name} at {width} px is {scroll} px wide")
+        wide = page.evaluate("() => [...document.querySelectorAll('.table-wrap')].filter(w => w.offsetParent)"
+                             ".map(w => [w.scrollWidth, w.clientWidth]).filter(([s, c]) => s > c + 1)")
+        if width == 1280 and wide:
+            problems.append(f"{name} at 1280 px has tables wider than their box: {wide}")
         for violation in _axe(page):
             problems.append(f"{name} at {width} px: {violation}")
 
