@@ -97,7 +97,7 @@ def test_upload_form_progress_metadata_and_the_quota_used_up(browser_page: Any, 
     page.goto(f"/phases/{phase.id}")
     page.get_by_label("Method").fill("CoT + Wikidata")
     page.locator("summary", has_text="About this method").click()
-    page.get_by_label("Model").fill("Llama-3-8B-Instruct")
+    page.get_by_label("Model", exact=True).fill("Llama-3-8B-Instruct")
     page.get_by_label("Parameters (billions)").fill("8")
     page.get_by_label("Open weights").select_option("yes")
     page.get_by_label("Uses a knowledge graph").select_option("yes")
