@@ -101,8 +101,7 @@ def test_organizer_pages_work_without_csp_violations(watched_page: tuple[Any, li
     assert problems == []
 
 
-def test_a_page_of_the_site_cannot_be_framed(watched_page: tuple[Any, list[str]], world: World,
-                                              live_server: str) -> None:
+def test_a_page_of_the_site_cannot_be_framed(watched_page: tuple[Any, list[str]], live_server: str) -> None:
     page, _ = watched_page
     page.set_content(f'<iframe id="f" src="{live_server}/login"></iframe>')
     page.wait_for_timeout(1000)  # not a timing assertion: gives a refused frame the chance to (not) load
