@@ -125,7 +125,8 @@ def test_pending_submission_page_refreshes_itself(world: World, client: Any, log
     ctx.session.commit()
     login(client, world.alice)
     page = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
-    assert 'http-equiv="refresh"' in page and "waiting to be scored" in page
+    assert "waiting to be scored" in page and "Refresh now" in page
+    assert 'http-equiv="refresh"' not in page and "js/submission.js" in page  # a script polls (no meta refresh)
 
 
 def test_register_login_logout_cycle(world: World, client: Any, csrf_token: Callable) -> None:
