@@ -85,6 +85,8 @@ class Phase(Base):
     leaderboard_visibility: Mapped[str] = mapped_column(String(16), default="public")
     # When the private split's scores were first shown (the phase closed), kept when an organizer reopens it.
     private_shown_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # The status (upcoming, open, closed) its phase.* webhooks last told: notify/phase_notices.py.
+    announced_status: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     competition: Mapped[Competition] = relationship(back_populates="phases")

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from leaderboard.accounts import Actor, audit, managed_competition, managed_phase, phase_status
 from leaderboard.models import Job, LabelVersion, Phase
-from leaderboard.notify import events as notices
+from leaderboard.notify import phase_notices
 from leaderboard.operations import count_eligible, jobs
 from leaderboard.organizing.baselines import ensure_builtin_baselines
 from leaderboard.phase_data import (
@@ -80,6 +80,7 @@ def create_phase(
     phase = Phase(competition_id=competition.id, position=position, task_config=task_config,
                   labels_key="", labels_sha256="", label_version=1, n_items=label_set.n,
                   has_private_split=has_private_split(labels), **fields)
+    phase.announced_status = phase_status(phase)  # its webhooks tell changes from here on (notify/phase_notices.py)
     _insert_with_files(ctx, phase, labels=labels, questions=public)
     audit.record(ctx, actor=actor, competition=competition, target=audit.phase_target(phase.id, phase.name),
                  summary=f"created the phase with {phase.n_items} items"
@@ -142,7 +143,7 @@ def open_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor, confirm: boo
     if phase.start_at is None:
         phase.start_at = now
     verb = "reopened the closed phase" if was == "closed" else "opened the phase"
-    notices.phase_changed(ctx, phase=phase, event="phase.opened")  # written with the change (docs/NOTIFY.md)
+    phase_notices.announce(ctx, phase=phase, status="open")  # written with the change, once (docs/NOTIFY.md)
     shown = " (its private split had been shown; confirmed)" if was == "closed" and phase.has_private_split else ""
     audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
                  summary=verb + shown)
@@ -161,7 +162,7 @@ def close_phase(ctx: ServiceContext, *, phase_id: int, actor: Actor) -> Phase:
         phase.start_at = now
     if phase.has_private_split and phase.private_shown_at is None:
         phase.private_shown_at = now
-    notices.phase_changed(ctx, phase=phase, event="phase.closed")  # written with the change (docs/NOTIFY.md)
+    phase_notices.announce(ctx, phase=phase, status="closed")  # written with the change, once (docs/NOTIFY.md)
     audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
                  summary="closed the phase" + (" (the private split is now shown)" if phase.has_private_split else ""))
     ctx.board_changed(phase_id=phase.id)

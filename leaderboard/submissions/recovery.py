@@ -13,6 +13,7 @@ submissions/claims.py's conditional UPDATEs.
   ``retry_seconds`` doubled per attempt, at most an hour. It keeps its quota charge: it
   was acknowledged and it will be scored. Only after MAX_ATTEMPTS (30: about a day of
   hourly retries) does it end ``failed``, and then its charge is refunded.
+- ``sweep`` also announces phases opened or closed by their dates (notify/phase_notices.py).
 - ``sweep`` runs every ``sweep_seconds`` (Celery beat in celery mode, a timer thread of
   each web process in embedded mode: leaderboard/workers/sweeper.py); ``requeue_unfinished`` is
   the release step's and an operator's ``flask --app app requeue``. Both wake scorers for
@@ -43,8 +44,10 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, String, and_, cast, or_, select
 
+from leaderboard.accounts import status_at
 from leaderboard.entries import quota
 from leaderboard.models import Submission
+from leaderboard.notify import phase_notices
 from leaderboard.platform import ServiceContext
 from leaderboard.platform.db import utcnow
 from leaderboard.platform.sessions import TRANSIENT, quick_retries, rollback_quietly
@@ -119,7 +122,22 @@ def sweep(ctx: ServiceContext, *, now: datetime | None = None) -> list[int]:
     forgotten = now - timedelta(seconds=WAKE_AFTER_LEASES * ctx.settings.lease_seconds)
     due = or_(Submission.next_attempt_at <= now, and_(Submission.next_attempt_at.is_(None),
                                                       Submission.updated_at <= forgotten))
-    return _pick_up(ctx, now=now, stale=stale, due=due)
+    dispatched = _pick_up(ctx, now=now, stale=stale, due=due)
+    announce_phases(ctx, now=now)
+    return dispatched
+
+
+def announce_phases(ctx: ServiceContext, *, now: datetime | None = None) -> list[int]:
+    """Send phase.opened / phase.closed once for phases whose dates changed their status; refresh their boards."""
+    try:
+        changed = phase_notices.announce_due(ctx, status_of=status_at, now=now)
+    except Exception:  # the next sweep tries again: nothing was claimed that was not committed with its event
+        rollback_quietly(ctx.session)
+        log.exception("announcing phases opened or closed by their dates failed; the next sweep tries again")
+        return []
+    for phase_id in changed:
+        ctx.board_changed(phase_id=phase_id)  # as an organizer's open or close does
+    return changed
 
 
 def requeue_unfinished(ctx: ServiceContext) -> list[int]:
