@@ -31,6 +31,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard.web.extensions import csrf, limiter, login_manager
     from leaderboard.web.pages import auth, bundles, operations, organizer, participation, public, teams, tokens
     from leaderboard.web.pages import embeds as embed_pages
+    from leaderboard.web.pages import entries as entry_pages
     from leaderboard.web.pages import notices as notice_pages
     from leaderboard.workers import job_worker, mail_sender, sweeper, webhook_sender
 
@@ -77,6 +78,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(notice_pages.bp)
     app.register_blueprint(notice_pages.organizer_bp, url_prefix="/organizer")
     app.register_blueprint(embed_pages.bp)
+    app.register_blueprint(entry_pages.bp)
     if _serving():
         start_checks.init_app(app, runtime)
     return app

@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
+from flask import url_for
 from markupsafe import Markup, escape
 
 from leaderboard.board.cells import Cell
+from leaderboard.board.entry_page import entry_key
 from leaderboard.board.page import BoardPage, PageRow
 from leaderboard.web.templating import pvalue, score, short, signed
 
@@ -59,6 +62,7 @@ class RowPrinter:
 
     def __init__(self, page: BoardPage, mark: Callable[[str, int], Any]) -> None:
         self.page, self.mark = page, mark
+        self.entry_base = url_for("entries.entry", phase_id=page.board.phase.id, entry="_")[:-1]  # + a row's key
 
     def table(self, r: PageRow, index: int) -> Markup:
         """Return a row of the ranking table."""
@@ -95,7 +99,9 @@ class RowPrinter:
             link = (f'<a class="badge-meta badge-link" href="{escape(r.url)}" rel="nofollow noopener">link</a>'
                     if r.url else "")
             out.append(f'\n<span class="badges">{badges}{link}</span>')
-        out.append("\n</th>")
+        href = escape(self.entry_base + quote(entry_key(row), safe=":"))
+        out.append(f'\n<a class="entry-page" href="{href}">details<span class="sr-only"> of '
+                   f'{escape(row.display_name)}</span></a>\n</th>')
         return "".join(out)
 
     def headtail(self, r: PageRow) -> Markup:
