@@ -49,6 +49,10 @@ def _print_plan(shown: bundle_imports.BundlePreview) -> None:
     click.echo(f"Competition {plan.title!r} (slug {shown.slug!r}) from a {plan.format} bundle:")
     for phase in plan.phases:
         click.echo(f"  phase {phase.position} {phase.name!r}: {bundle_imports.describe_phase(phase)}")
+    for page in bundle_imports.carried_pages(plan):
+        words = len(page["text"].split())
+        what = f"appended to the description as text, {words} word(s)" if words else "empty: nothing appended"
+        click.echo(f"  page {page['title']!r} ({page['source']}, {page['format']}): {what}")
     _print_report(shown.report)
 
 

@@ -6,7 +6,8 @@ kept under ``bundles/<who>/<token>/`` in the uploads storage so the organizer co
 without uploading it again. The token is random (128 bits) and filed under the account
 that previewed it, so nobody else can confirm it. ``import_bundle`` creates the
 competition and each planned phase with its dates, limits, label file, config and
-ranking metric; every phase is checked before anything is created. A bundle makes a
+ranking metric, and the bundle's pages as text sections of its description
+(scoring/bundles/page_text.py); every phase is checked before anything is created. A bundle makes a
 few phases (and their built-in baselines), so the import runs within the request: no job.
 """
 
@@ -29,6 +30,7 @@ from leaderboard.platform import InvalidInput, ServiceContext
 from leaderboard.platform.db import naive_utc
 from leaderboard.platform.storage.base import ObjectNotFound
 from scoring.bundles import BundleError, BundlePlan, PhasePlan, read_bundle
+from scoring.bundles.page_text import described, page_text
 
 TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
 FORMAT_NAMES = {"codalab": "CodaLab", "codabench": "Codabench"}
@@ -90,7 +92,7 @@ def import_bundle(ctx: ServiceContext, *, actor: Actor, data: bytes | None = Non
     slug = (slug or "").strip() or free_slug(ctx, plan.title)
     for phase in plan.phases:
         _check_phase(phase)
-    competition = create_competition(ctx, slug=slug, title=plan.title[:200], description=plan.description,
+    competition = create_competition(ctx, slug=slug, title=plan.title[:200], description=carried_description(plan),
                                      actor=actor, owner=owner)
     for phase in plan.phases:
         create_phase(ctx, competition_slug=competition.slug, name=phase.name[:120], labels=phase.labels,
@@ -118,6 +120,17 @@ def phase_facts(phase: PhasePlan) -> dict[str, str]:
         "predictions": "one value per line, in the reference order (or id,prediction files)"
         if phase.config.get("prediction_format") == "lines" else "files with ids",
     }
+
+
+def carried_description(plan: BundlePlan) -> str:
+    """Return the competition's description: the bundle's, then each page as a titled section of plain text."""
+    return described(plan.description, plan.pages)
+
+
+def carried_pages(plan: BundlePlan) -> list[dict[str, str]]:
+    """Return each page that will be carried (title, source file, format, the text it becomes), for the previews."""
+    return [{"title": page.title, "source": page.source, "format": page.format, "text": page_text(page)}
+            for page in plan.pages]
 
 
 def describe_phase(phase: PhasePlan) -> str:
@@ -151,10 +164,8 @@ def _read(data: bytes) -> BundlePlan:
 
 
 def _report(ctx: ServiceContext, plan: BundlePlan, slug: str) -> tuple[str, ...]:
-    """Return the reader's report and what this instance adds: pages it does not host, a slug already taken."""
+    """Return the reader's report and what this instance adds: a slug not valid or already taken."""
     lines = plan.report_lines()
-    lines += [f"not carried: page {page.title!r} ({page.source}): Tailboard competitions have no pages; "
-              "copy what you need into the competition's description" for page in plan.pages]
     if not SLUG_RE.match(slug):
         lines.append(f"not carried: the slug {slug!r} is not valid; choose another before importing")
     elif ctx.session.scalar(select(Competition.id).where(Competition.slug == slug)) is not None:

@@ -85,7 +85,9 @@ def _pages(bundle: Bundle, listed: list[tuple[str, str]], report: list[ReportLin
             report.append(ReportLine("not carried", f"page {title!r}: {error}"))
             continue
         pages.append(Page(title=title, content=content, format=_page_format(path), source=path))
-        report.append(ReportLine("carried", f"page {title!r} ({path}) → a page of the competition"))
+        kept = "its text (the HTML itself is not kept)" if pages[-1].format == "html" else "as written"
+        report.append(ReportLine("carried", f"page {title!r} ({path}) → a section of the competition's "
+                                            f"description, {kept}"))
     return pages
 
 

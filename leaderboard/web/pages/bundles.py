@@ -91,4 +91,4 @@ def _preview_page(preview: bundle_imports.BundlePreview, form: ConfirmForm, erro
     phases: list[dict[str, Any]] = [{"plan": phase, **bundle_imports.phase_facts(phase)}
                                     for phase in preview.plan.phases]
     return render_template("organizer/bundle_import.html", form=form, preview=preview, phases=phases, error=error,
-                           report=preview.report)
+                           report=preview.report, pages=bundle_imports.carried_pages(preview.plan))
