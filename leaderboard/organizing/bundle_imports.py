@@ -33,6 +33,8 @@ from scoring.bundles import BundleError, BundlePlan, PhasePlan, read_bundle
 from scoring.bundles.page_text import described, page_text
 
 TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
+DESCRIPTION_FORM_MAX = 20000
+"""The longest description the organizer's competition form saves (web/organizer_forms.py); the import takes longer."""
 FORMAT_NAMES = {"codalab": "CodaLab", "codabench": "Codabench"}
 
 
@@ -166,6 +168,10 @@ def _read(data: bytes) -> BundlePlan:
 def _report(ctx: ServiceContext, plan: BundlePlan, slug: str) -> tuple[str, ...]:
     """Return the reader's report and what this instance adds: a slug not valid or already taken."""
     lines = plan.report_lines()
+    length = len(carried_description(plan))
+    if length > DESCRIPTION_FORM_MAX:
+        lines.append(f"carried: the description with its pages is {length} characters, more than the "
+                     f"{DESCRIPTION_FORM_MAX} the competition's form saves: shorten it when you next edit it")
     if not SLUG_RE.match(slug):
         lines.append(f"not carried: the slug {slug!r} is not valid; choose another before importing")
     elif ctx.session.scalar(select(Competition.id).where(Competition.slug == slug)) is not None:

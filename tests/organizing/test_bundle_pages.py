@@ -113,3 +113,15 @@ def test_no_script_of_a_page_is_rendered_as_markup(ctx, client, login, csrf_toke
     assert "&lt;script&gt;evil()&lt;/script&gt;" in page  # the page's escaped text stays text
     for markup in ("<script>evil", "<script>alert", "alert(&#39;xss&#39;)", "alert('xss')", "onerror", "javascript:"):
         assert markup not in page
+
+
+def test_a_description_longer_than_the_form_takes_is_kept_whole_and_reported(ctx) -> None:
+    long_page = "<p>" + "word " * 5000 + "</p>"
+    data = with_pages(codalab_bundle().data, "html:\n  overview: overview.html\n", {"overview.html": long_page})
+    preview = bundle_imports.preview_bundle(ctx, data=data, filename="b.zip", actor=OPERATOR)
+    length = len(bundle_imports.carried_description(preview.plan))
+    assert length > bundle_imports.DESCRIPTION_FORM_MAX
+    assert (f"carried: the description with its pages is {length} characters, more than the 20000 the "
+            "competition's form saves: shorten it when you next edit it") in preview.report
+    competition = bundle_imports.import_bundle(ctx, data=data, actor=OPERATOR, slug="long")
+    assert len(competition.description) == length
