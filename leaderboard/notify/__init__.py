@@ -5,7 +5,8 @@ rolled-back event sends nothing and a restart loses nothing) and delivered later
 background sender (leaderboard/workers/mail_sender.py, webhook_sender.py, or Celery's
 ``tailboard.send_mail`` and ``tailboard.send_webhooks``). ``events`` is what the writers
 call (a submission scored or failed, a phase opened or closed, a board changed);
-``preferences`` the user's off switch; ``announcements`` an organizer's mail to a
+``phase_notices`` the phase.opened / phase.closed webhooks, told once per change of a
+phase's status (by hand or by its dates, from the sweep); ``preferences`` the user's off switch; ``announcements`` an organizer's mail to a
 phase's audience; ``webhooks`` the signed deliveries. docs/NOTIFY.md describes them.
 May import models and platform only.
 """
