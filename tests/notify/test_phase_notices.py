@@ -116,3 +116,23 @@ def test_a_phase_never_told_is_recorded_silently(ctx, make_phase) -> None:
     assert phase_notices.announce_due(ctx, status_of=lambda *_: "open") == []
     assert deliveries(ctx, phase.id) == []
     assert ctx.session.get(Phase, phase.id).announced_status == "open"
+
+
+def test_an_organizer_opening_a_phase_the_sweep_has_not_told_yet_sends_one_opened(ctx, make_phase) -> None:
+    phase = make_phase(status="upcoming", start_at=utcnow() - timedelta(minutes=1))  # open by its date already
+    hook(ctx, phase.competition)
+    ctx.session.execute(Phase.__table__.update().values(announced_status="upcoming"))  # no sweep since
+    ctx.session.commit()
+    phases.open_phase(ctx, actor=OPERATOR, phase_id=phase.id)
+    recovery.sweep(ctx)
+    assert deliveries(ctx, phase.id) == ["phase.opened"]
+
+
+def test_an_edited_override_is_announced_by_the_next_sweep_once(ctx, make_phase) -> None:
+    phase = make_phase()
+    hook(ctx, phase.competition)
+    phases.update_phase(ctx, actor=OPERATOR, phase_id=phase.id, state_override="closed")
+    assert deliveries(ctx, phase.id) == []
+    recovery.sweep(ctx)
+    recovery.sweep(ctx)
+    assert deliveries(ctx, phase.id) == ["phase.closed"]
