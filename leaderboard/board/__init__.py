@@ -5,7 +5,8 @@
 phase's views and the figures its cells keep; ``cells``, ``build``, ``rank``, ``stats`` and
 ``refresh`` compute it; ``ranking`` answers a board query (``Leaderboard``, ``BoardQuery``)
 from ``read``; ``page``, ``curves``, ``export`` and ``across_phases`` shape what the pages
-and the API show; ``rules`` says the ranking rule in words. May import disclosure,
+and the API show; ``rules`` says the ranking rule in words;
+``entry_page`` and ``compare`` shape an entry's page and two submissions side by side. May import disclosure,
 entries, phase_data, accounts, notify, models and platform; never submissions. Only the
 entry points (web, workers, cli) and the composition root import it.
 """
