@@ -47,6 +47,7 @@ class Journeys:
 
     base_url: str
     chromium: Any
+    app: Any
     problems: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     slug: str = "creak-tail"
     phase_id: int | None = None
@@ -105,7 +106,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium: Any) -> Iterator[
     http = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=http.serve_forever, daemon=True)
     thread.start()
-    yield Journeys(f"http://127.0.0.1:{http.server_port}", chromium)
+    yield Journeys(f"http://127.0.0.1:{http.server_port}", chromium, app)
     http.shutdown()
     thread.join(timeout=10)
     app.extensions["tailboard"].engine.dispose()
@@ -257,3 +258,34 @@ def test_visitor_journey(participated: Journeys) -> None:
     page.context.close()
     problems = journeys.problems.get("visitor", []) + journeys.problems.get("organizer-later", [])
     assert not problems, "\n".join(problems)
+
+
+def set_status(journeys: Journeys, submission_id: int, status: str) -> None:
+    """Set a submission's status in the database (as a scoring worker would)."""
+    from leaderboard.models import Submission
+
+    session = journeys.app.extensions["tailboard"].sessions()
+    try:
+        session.get(Submission, submission_id).status = status
+        session.commit()
+    finally:
+        session.close()
+
+
+def test_a_pending_submission_page_polls_until_it_is_scored(participated: Journeys) -> None:
+    journeys = participated
+    assert journeys.submission_id is not None
+    set_status(journeys, journeys.submission_id, "queued")
+    try:
+        page = journeys.page()
+        log_in(page, *PARTICIPANT)
+        page.goto(f"/submissions/{journeys.submission_id}")
+        page.get_by_text("waiting to be scored").wait_for()
+        assert page.locator("meta[http-equiv=refresh]").count() == 0
+        check(journeys, page, "pending", "submission")
+    finally:
+        set_status(journeys, journeys.submission_id, "scored")
+    page.get_by_role("heading", name="Scores").wait_for()  # the page's script saw the change and loaded it again
+    assert page.get_by_text("waiting to be scored").count() == 0
+    page.context.close()
+    assert not journeys.problems.get("pending"), "\n".join(journeys.problems["pending"])
