@@ -57,7 +57,8 @@ def attack(ctx, client, make_phase, make_user, login) -> tuple[str, float, float
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     ranked = re.search(r'<tr class="ranked-line"><th scope="row">[^<]*<span class="tag">ranked</span></th>\s*'
-                       r'<td class="num">([0-9.]+)</td><td class="num">([0-9.]+)</td>', html)
+                       r'<td class="num">([0-9.]+)[^<]*(?:<span class="ci">[^<]*</span>)?</td>'
+                       r'<td class="num">([0-9.]+)', html)
     assert ranked, "the exact ranked figures are on the page"
     return html, float(ranked.group(1)), float(ranked.group(2))
 
