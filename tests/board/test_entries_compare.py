@@ -166,3 +166,16 @@ def test_moderated_entry_and_hidden_board_have_no_entry_page(client, ctx, make_p
     upload(ctx, hidden, bob)
     assert client.get(f"/phases/{hidden.id}/entries/user:{bob.id}:default").status_code == 404
     assert client.get(f"/phases/{phase.id}/entries/user:999:default").status_code == 404
+
+
+def test_own_submission_page_links_to_the_comparison_with_each_ranked_entry(client, ctx, make_phase, make_user,
+                                                                            login):
+    phase = make_phase(labels=labels(), config=CONFIG)
+    alice = make_user()
+    ranked = upload(ctx, phase, alice, wrong={1}, method="a")
+    other = upload(ctx, phase, alice, wrong={1, 2}, method="b")
+    login(client, alice)
+    html = client.get(f"/submissions/{other.id}").get_data(as_text=True)
+    link = re.search(r'<a class="compare-link" href="([^"]+)"', html)
+    assert link and link.group(1).replace("&amp;", "&") == f"/compare?a={other.id}&b={ranked.id}"
+    assert client.get(link.group(1).replace("&amp;", "&")).status_code == 200
