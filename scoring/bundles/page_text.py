@@ -15,8 +15,8 @@ from html.parser import HTMLParser
 
 from scoring.bundles.plan import Page
 
-SKIPPED = frozenset({"script", "style", "head", "title", "template", "noscript", "iframe", "object", "svg", "math",
-                     "select", "textarea", "button"})
+SKIPPED = frozenset({"script", "style", "title", "template", "noscript", "iframe", "object", "svg", "math"})
+"""Elements whose content is not text for a reader (a <head> is not one: left unclosed it would hide the page)."""
 PARAGRAPHS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "blockquote", "pre", "section",
                         "article", "header", "footer", "dl", "hr", "figure", "form", "main", "nav", "aside"})
 LINES = frozenset({"br", "div", "tr", "dt", "dd", "caption", "li"})

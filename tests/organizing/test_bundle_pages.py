@@ -58,6 +58,7 @@ def codabench_with_pages() -> bytes:
 def test_an_html_page_becomes_its_text_without_markup() -> None:
     assert html_text(OVERVIEW) == OVERVIEW_TEXT
     assert html_text(TERMS) == "Terms\n\nBe kind.\n\nContact org@example.org."
+    assert html_text("<head><meta charset=utf-8><title>T</title><p>Body text") == "Body text"  # an unclosed head
 
 
 def test_the_codalab_pages_become_titled_sections_of_the_description(ctx) -> None:
