@@ -1,10 +1,11 @@
 """The events other packages report, each written as mail and webhook rows in the caller's transaction.
 
 The writers call these before committing their change (scoring_runs.record_score, a
-failed scoring run, organizing.phases' open and close), so the notices commit or roll
-back with it; ``board_changed`` runs after the board's own change in a session of its
-own. Nothing here reads a figure: a mail names the submission and where to look, a
-webhook carries ids and a status (docs/NOTIFY.md), never labels or per-item results.
+failed scoring run), so the notices commit or roll back with it (a phase opened or
+closed is phase_notices': each change told once); ``board_changed`` runs after the
+board's own change in a session of its own. Nothing here reads a figure: a mail names
+the submission and where to look, a webhook carries ids and a status (docs/NOTIFY.md),
+never labels or per-item results.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def submission_failed(ctx: ServiceContext, *, submission: Submission) -> None:
 
 
 def phase_changed(ctx: ServiceContext, *, phase: Phase, event: str) -> None:
-    """Queue the phase.opened or phase.closed webhooks of the phase's competition."""
+    """Queue the phase.opened or phase.closed webhooks of the phase's competition, unclaimed (see phase_notices)."""
     enqueue(ctx.session, competition_id=phase.competition_id, event=event, phase_id=phase.id,
                      data={"phase_id": phase.id, "phase": phase.name, "at": f"{utcnow():%Y-%m-%dT%H:%M:%S}Z"})
 
