@@ -10,6 +10,9 @@ CLI (``flask users create --organizer``); everything after it is done in the bro
 - visitor (logged out): home, competition, phase, ranking in both views, then, once the organizer has
   closed the phase, the closed phase's ranking and an entry's page.
 
+The organizer's participants and submissions pages are checked before the phase closes, and a pending
+submission's page (no meta refresh: a script polls) must load the scores by itself once the submission is scored.
+
 Every page is checked at both widths: axe-core (vendored under static/vendor/axe-core, injected by the
 test only) reports no violation of any impact, and the page never scrolls sideways. Screenshots go to
 /tmp/shots/journeys/ for people to look at.
@@ -28,7 +31,8 @@ from typing import Any
 import pytest
 from instance_snapshot import create_schema, hermetic_settings
 
-pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite")]
+# The journeys build on each other (module fixtures): one xdist worker runs them all.
+pytestmark = [pytest.mark.browser, pytest.mark.backends("sqlite"), pytest.mark.xdist_group("journeys")]
 
 SHOTS = Path("/tmp/shots/journeys")
 AXE = "/static/vendor/axe-core/axe.min.js"
