@@ -179,3 +179,26 @@ def test_own_submission_page_links_to_the_comparison_with_each_ranked_entry(clie
     link = re.search(r'<a class="compare-link" href="([^"]+)"', html)
     assert link and link.group(1).replace("&amp;", "&") == f"/compare?a={other.id}&b={ranked.id}"
     assert client.get(link.group(1).replace("&amp;", "&")).status_code == 200
+
+
+def test_a_moderated_submission_is_not_compared_by_others_after_close(client, ctx, make_phase, make_user):
+    phase = make_phase(labels=labels(), config=CONFIG)
+    a = upload(ctx, phase, make_user(), wrong={1})
+    b = upload(ctx, phase, make_user(), wrong={2, 3})
+    phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
+    ctx.session.commit()
+    assert client.get(f"/compare?a={a.id}&b={b.id}").status_code == 200
+    moderate(ctx, submission_id=b.id, state="hidden", actor=OPERATOR)
+    ctx.session.commit()
+    assert client.get(f"/compare?a={a.id}&b={b.id}").status_code == 404
+
+
+def test_under_the_ladder_the_entry_history_is_the_released_row_alone(client, ctx, make_phase, make_user):
+    phase = make_phase(labels=labels(), config={**CONFIG, "public_feedback": "ladder"})
+    alice = make_user()
+    upload(ctx, phase, alice, wrong={1, 2, 3, 4, 5, 6})  # 0.9000
+    upload(ctx, phase, alice, wrong={1})  # 0.9833: within a step of the released best, held
+    html = client.get(f"/phases/{phase.id}/entries/user:{alice.id}:default").get_data(as_text=True)
+    history = html.split('class="table compact entry-history"')[1].split("</table>")[0]
+    assert history.count("<tr") == 2  # header and the released row
+    assert "0.9833" not in html and "0.9000" not in html  # exact figures never shown under the ladder
