@@ -56,6 +56,8 @@ def test_entry_page_and_comparison_after_close(ctx, make_phase, make_user, brows
     ctx.session.commit()
     page = browser_page
     page.goto(f"/phases/{phase.id}/leaderboard")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("table.board-table").screenshot(path=str(SHOTS / "ranking-rows-1280.png"))  # the details links
     page.get_by_role("link", name="details of alice").click()
     page.wait_for_url(f"**/phases/{phase.id}/entries/**")
     assert page.get_by_role("heading", level=1).inner_text().startswith("alice")
