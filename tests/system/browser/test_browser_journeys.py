@@ -10,8 +10,9 @@ CLI (``flask users create --organizer``); everything after it is done in the bro
 - visitor (logged out): home, competition, phase, ranking in both views, then, once the organizer has
   closed the phase, the closed phase's ranking and an entry's page.
 
-The organizer's participants and submissions pages are checked before the phase closes, and a pending
-submission's page (no meta refresh: a script polls) must load the scores by itself once the submission is scored.
+The organizer's participants, submissions, announcement and webhook pages are checked before the phase
+closes, and a pending submission's page (no meta refresh: a script polls) must load the scores by itself
+once the submission is scored.
 
 Every page is checked at both widths: axe-core (vendored under static/vendor/axe-core, injected by the
 test only) reports no violation of any impact, and the page never scrolls sideways. Screenshots go to
@@ -247,6 +248,12 @@ def test_visitor_journey(participated: Journeys) -> None:
     organizer.get_by_role("link", name="Submissions", exact=True).click()
     assert "Pia Lab" in organizer.inner_text("main")
     check(journeys, organizer, "organizer-later", "submissions")
+    organizer.go_back()
+    organizer.get_by_role("link", name="Announce", exact=True).click()
+    check(journeys, organizer, "organizer-later", "announce")
+    organizer.go_back()
+    organizer.get_by_role("link", name="Webhooks", exact=True).click()
+    check(journeys, organizer, "organizer-later", "webhooks")
     organizer.go_back()
     organizer.get_by_role("button", name="Close now").click()
     organizer.get_by_role("button", name="Reopen").wait_for()
