@@ -166,7 +166,8 @@ def organized(server: Journeys, tmp_path_factory: pytest.TempPathFactory) -> Jou
     download.value.save_as(archive)
     assert archive.suffix == ".zip" and zipfile.is_zipfile(archive), archive
     with zipfile.ZipFile(archive) as opened:
-        assert any("phase" in name for name in opened.namelist()), opened.namelist()
+        manifest = opened.read("manifest.json").decode()
+    assert server.slug in manifest and '"Selective"' in manifest  # the competition, with the view just picked
     page.context.close()
     return server
 
@@ -192,6 +193,7 @@ def participated(organized: Journeys, tmp_path_factory: pytest.TempPathFactory) 
     check(organized, page, "participant", "competition")
     page.get_by_role("link", name="Rules & submit").click()
     check(organized, page, "participant", "phase")
+    assert page.get_by_role("button", name="Ask to take part").count() == 0  # approval is off: no asking
     page.get_by_label("Prediction file").set_input_files(str(answers))
     page.get_by_label("Method", exact=True).fill("true-unless-sure")
     page.get_by_role("button", name="Upload and score").click()
