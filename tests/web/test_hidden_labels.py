@@ -25,7 +25,7 @@ from web_world import BAD_PREDICTIONS, PASSWORD, SECRET, World, build_world, pre
 from leaderboard import accounts
 from leaderboard.accounts import OPERATOR, confirmation
 from leaderboard.entries import teams
-from leaderboard.models import Job, Submission, Team
+from leaderboard.models import Baseline, Job, Submission, Team
 from leaderboard.organizing import phases
 from leaderboard.platform import ServiceContext
 
@@ -47,6 +47,14 @@ def world(ctx: ServiceContext) -> World:
     return built
 
 
+def _entry_keys(ctx: ServiceContext) -> set[str]:
+    """Return every entry key the world's submissions and baselines can have (docs/ENTRIES.md)."""
+    keys = {f"baseline:{b.id}" for b in ctx.session.query(Baseline).all()}
+    for s in ctx.session.query(Submission).all():
+        keys.add(f"team:{s.team_id}:{s.method}" if s.team_id else f"user:{s.user_id}:{s.method}")
+    return keys
+
+
 def concrete_urls(app: Any, world: World, ctx: ServiceContext) -> Iterator[str]:
     """Yield every GET route of the app with every real value of its arguments."""
     values: dict[str, list[str]] = {
@@ -58,6 +66,7 @@ def concrete_urls(app: Any, world: World, ctx: ServiceContext) -> Iterator[str]:
         "name": FILE_NAMES,
         "filename": ["css/tailboard.css", "js/tailboard.js"],
         "token": [confirmation.make_token(ctx, world.alice), "not-a-token"],  # email confirmation links
+        "entry": sorted(_entry_keys(ctx)),  # entry pages, keyed as the board keys its rows
     }
     for rule in app.url_map.iter_rules():
         if "GET" not in rule.methods:
