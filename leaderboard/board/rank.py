@@ -59,10 +59,30 @@ def rank_rows(ctx: ServiceContext, *, phase: Phase, board: str, metric: str, row
     return ordered
 
 
+P_VALUES_WHILE_OPEN_ONLY_WHEN_SAFE = True
+"""The attack suite's switch: False shows McNemar p-values on every open board (the twin of its attack test)."""
+
+
+def p_values_while_open(*, task_type: str, split: str, metric: str) -> bool:
+    """Return whether an open board may show McNemar p-values (docs/PROBING.md, p-values on an open board).
+
+    McNemar's p tells b + c, the items on which exactly one of two files is right, where the exact figures
+    tell only b - c. An uploader who knows both files learns nothing from b + c only when it follows from
+    the files themselves: a binary task (where two different answers always mean one is right), ranked by
+    accuracy over every item (no hidden private split deciding which differing items count).
+    """
+    if not P_VALUES_WHILE_OPEN_ONLY_WHEN_SAFE:
+        return True
+    return task_type == "binary" and split == "all" and metric == "accuracy"
+
+
 def _fill_p_values(ctx: ServiceContext, *, phase: Phase, board: str, metric: str, ranked: list[dict[str, Any]],
                    previous: Previous) -> None:
     """Set p_vs_previous of each ranked row but the first where both its value and the one above are shown."""
     split = shown_split(phase, board)
+    if board != "closed" and not p_values_while_open(
+            task_type=load_phase_labels(ctx, phase).config.task_type, split=split, metric=metric):
+        return
     cache: dict[tuple[Any, ...], float] = ctx.runtime.caches.setdefault(P_CACHE, {})  # type: ignore[assignment]
     pairs = [(above, row, (phase.labels_sha256, split, metric, above["score_id"], row["score_id"]))
              for above, row in zip(ranked, ranked[1:], strict=False)

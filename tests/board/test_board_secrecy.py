@@ -14,7 +14,7 @@ import io
 from sqlalchemy import update
 
 from leaderboard.accounts import OPERATOR
-from leaderboard.board import BoardQuery, board_csv, ranking
+from leaderboard.board import BoardQuery, board_changed, board_csv, rank, ranking
 from leaderboard.board.across_phases import across_phases
 from leaderboard.board.cells import read_path
 from leaderboard.models import Phase
@@ -111,13 +111,18 @@ def test_csv_and_api_rows_carry_the_same_figures_as_the_page(ctx, make_phase, ma
 
 
 def test_p_vs_previous_uses_the_shown_split_only_and_never_the_ladder(ctx, make_phase, make_user,
-                                                                      make_predictions, labels_file):
+                                                                      make_predictions, labels_file, monkeypatch):
     labels = labels_file(private=True)
     phase = make_phase(private=True, config={"task_type": "binary", "min_slice_items": 1})
     first = upload(ctx, phase, make_user(), make_predictions(labels))
     second = upload(ctx, phase, make_user(), make_predictions(labels, wrong={"q5", "q6", "q7", "q8"}))
     rows = {r.submission_id: r for r in every_row(ctx, phase).rows}
-    assert rows[first.id].rank == 1 and rows[second.id].p_vs_previous == 1.0  # private differences: b + c = 0
+    assert rows[first.id].rank == 1 and rows[second.id].p_vs_previous is None  # a hidden private split: no p
+    monkeypatch.setattr(rank, "P_VALUES_WHILE_OPEN_ONLY_WHEN_SAFE", False)
+    board_changed(ctx, phase_id=phase.id)
+    rows = {r.submission_id: r for r in every_row(ctx, phase).rows}
+    assert rows[second.id].p_vs_previous == 1.0  # the public split's items only: private differences, b + c = 0
+    monkeypatch.undo()
     phases.close_phase(ctx, actor=OPERATOR, phase_id=phase.id)
     rows = {r.submission_id: r for r in every_row(ctx, phase).rows}
     assert rows[second.id].p_vs_previous == 0.125  # after close, on the private items: b = 4, c = 0

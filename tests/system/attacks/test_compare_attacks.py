@@ -15,6 +15,7 @@ import io
 import json
 import re
 
+from leaderboard.board import BoardQuery, rank, ranking
 from leaderboard.board import compare as compare_module
 from leaderboard.board.compare import mcnemar
 from leaderboard.submissions import accept_submission
@@ -100,3 +101,29 @@ def test_twin_significance_before_close_decodes_b_and_c(ctx, client, make_phase,
     decoded = decode(difference, found.group(1))
     assert decoded == [truth()]  # b and c, hence how many targets are public and both label counts
     assert sum(truth()) < len(TARGETS)  # some targets are private: membership was read
+
+
+def board_attack(ctx, make_phase, make_user) -> tuple[float | None, int]:
+    """Upload the two files as methods ``ref`` and ``flip`` of one participant; return the flip row's p and b − c."""
+    phase = make_phase(labels=labels(), private=True, config={"task_type": "binary"})
+    attacker = make_user()
+    for method, content in (("ref", answers(set())), ("flip", answers(set(TARGETS)))):
+        accept_submission(ctx, phase_id=phase.id, user=attacker, filename="p.csv", stream=io.BytesIO(content),
+                          method=method)
+    ctx.session.expire_all()
+    rows = {r.method: r for r in ranking.leaderboard(ctx, phase_id=phase.id, query=BoardQuery()).rows}
+    n_public = sum(split_of(k) == "public" for k in range(N))
+    return rows["flip"].p_vs_previous, round((rows["ref"].value - rows["flip"].value) * n_public)
+
+
+def test_the_boards_p_value_reads_no_split_membership_before_close(ctx, make_phase, make_user):
+    p, difference = board_attack(ctx, make_phase, make_user)
+    assert difference == truth()[0] - truth()[1]  # the exact figures still give b − c
+    assert p is None  # a hidden private split: McNemar's p would add b + c
+
+
+def test_twin_the_boards_p_value_before_close_decodes_b_and_c(ctx, make_phase, make_user, monkeypatch):
+    monkeypatch.setattr(rank, "P_VALUES_WHILE_OPEN_ONLY_WHEN_SAFE", False)
+    p, difference = board_attack(ctx, make_phase, make_user)
+    assert p is not None
+    assert decode(difference, f"{p:.4f}") == [truth()]  # how many targets are public, and both label counts

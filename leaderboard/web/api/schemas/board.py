@@ -17,7 +17,8 @@ class LeaderboardRow(BaseModel):
     stat_rank: int | None = Field(description="1 + the ranked entries whose 95% interval lies entirely better; "
                                   "entries sharing it are statistically tied; null without an interval.")
     p_vs_previous: float | None = Field(description="Exact McNemar p-value against the entry ranked just above "
-                                        "(accuracy and group accuracy views); null for rank 1, baselines, others.")
+                                        "(accuracy and group accuracy views); null for rank 1, baselines, others, "
+                                        "and on open boards other than binary accuracy without a private split.")
     display_name: str = Field(description="The team's name, the participant's display name, or the baseline's.")
     team: str | None
     method: str
