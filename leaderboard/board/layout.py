@@ -31,7 +31,7 @@ from scoring.views import View, check_views, views_of
 
 BOARDS = ("open", "closed")
 """The two boards of a phase: while it is not closed, and after it closes (picked at read time)."""
-CELLS_VERSION = 5
+CELLS_VERSION = 6
 """Bump when what a cell holds changes (e.g. a new visibility rule): every phase's cells are recomputed."""
 HEADTAIL_DEFAULT = "accuracy"
 TABLE5_METRICS = ("accuracy", "answer_rate")
