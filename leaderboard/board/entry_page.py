@@ -82,6 +82,24 @@ def entry_page(ctx: ServiceContext, *, phase_id: int, entry: str, viewer: Any) -
                      charts=_charts(ctx, board, row), neighbour=_neighbour(board, row))
 
 
+def public_submission(ctx: ServiceContext, *, submission_id: int) -> tuple[Submission, EntryPage] | None:
+    """Return a submission and its entry's page when it is the ranked one of an entry anyone sees after close."""
+    found = ctx.session.execute(select(BoardRow.phase_id, BoardRow.entry).where(
+        BoardRow.submission_id == submission_id, BoardRow.board == "closed", BoardRow.view == 0)).first()
+    if found is None:
+        return None
+    try:
+        page = entry_page(ctx, phase_id=found.phase_id, entry=found.entry, viewer=None)
+    except NotFound:
+        return None
+    if page.board.board != "closed" or page.row.submission_id != submission_id or page.row.withheld:
+        return None
+    submission = ctx.session.get(Submission, submission_id)
+    if submission is None or submission.moderation is not None or submission.status != "scored":
+        return None
+    return submission, page
+
+
 def entry_submissions(ctx: ServiceContext, *, phase_id: int, entry: str) -> list[tuple[int, datetime, int]]:
     """Return (submission id, time, active score id) of an entry's scored, unmoderated submissions, oldest first."""
     kind, _, rest = entry.partition(":")

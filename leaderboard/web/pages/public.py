@@ -24,6 +24,7 @@ from leaderboard.accounts import (
 )
 from leaderboard.board import MAX_CURVES, BoardQuery, Leaderboard, badges, board_curves, board_page, ranking
 from leaderboard.board.across_phases import across_phases
+from leaderboard.board.entry_page import public_submission
 from leaderboard.disclosure import ladder, probing
 from leaderboard.entries import quota, rules, selections, teams
 from leaderboard.organizing import competitions
@@ -206,6 +207,9 @@ def submission(submission_id: int) -> str | Response:
     try:
         sub = get_submission(ctx(), submission_id=submission_id, viewer=user)
     except NotFound:
+        shown = public_submission(ctx(), submission_id=submission_id)
+        if shown is not None:  # a ranked entry's submission on a closed public board: anyone reads its scores
+            return _visitor_submission(*shown)
         if user is None:  # maybe their own, after the session expired
             return login_manager.unauthorized()
         raise
@@ -214,6 +218,14 @@ def submission(submission_id: int) -> str | Response:
     return render_template("public/submission.html", submission=sub, phase=sub.phase, results=results,
                            my_rows=_my_rows(sub, user), badges=badges(metadata), meta_url=metadata.get("url"),
                            place=submissions.place_in_line(ctx(), submission=sub))
+
+
+def _visitor_submission(sub: Any, page: Any) -> str:
+    """Render a ranked entry's submission to someone else: its scores as anyone sees them, no file, no notes."""
+    results = submissions.visible_scores(ctx(), submission=sub, viewer=None)
+    return render_template("public/submission.html", submission=sub, phase=sub.phase, results=results, my_rows=[],
+                           badges=badges(sub.entry_metadata or {}), meta_url=(sub.entry_metadata or {}).get("url"),
+                           place=None, visitor=page)
 
 
 def _my_rows(sub: Any, user: Any) -> list[Any]:
