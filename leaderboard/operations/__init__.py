@@ -3,7 +3,8 @@
 ``jobs`` is the jobs table (claimed, resumed, superseded); ``job_runner.run_job`` is the
 one runner every entry point calls; ``rescoring`` re-scores a phase in batches;
 ``moderation`` hides or disqualifies a submission; ``archive_export`` and
-``archive_import`` move a competition out and in. May import submissions, disclosure,
+``archive_import`` move a competition out and in; ``archive_jobs`` builds the
+export as a job whose zip is stored for download. May import submissions, disclosure,
 entries, phase_data, accounts, notify, models and platform; never the board.
 """
 

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 
 from leaderboard.models import Job
-from leaderboard.operations import jobs
+from leaderboard.operations import archive_jobs, jobs
 from leaderboard.operations.rescoring import run_rescore
 from leaderboard.platform import DomainError, ServiceContext
 from leaderboard.platform.leases import renewing
@@ -21,7 +21,8 @@ from leaderboard.platform.sessions import rollback_quietly
 log = logging.getLogger(__name__)
 
 JobWork = Callable[..., None]
-KINDS: dict[str, JobWork] = {"rescore": run_rescore, "replace_labels": run_rescore}
+KINDS: dict[str, JobWork] = {"rescore": run_rescore, "replace_labels": run_rescore,
+                              archive_jobs.KIND: archive_jobs.run_archive_export}
 """What each kind of job runs: work(ctx, *, job_id, token), resuming from the job's params."""
 
 

@@ -1,5 +1,6 @@
 """Issue 20 items 6 and 7 on the organizer's pages: the audit log records successful saves only, with the fields
-they changed; the primary metric and views come from a picker of valid paths; the archive export is a link."""
+they changed; the primary metric and views come from a picker of valid paths; the archive export is a
+button that starts a job whose page offers the zip."""
 
 from __future__ import annotations
 
@@ -132,12 +133,18 @@ def test_views_are_picked_from_the_paths_the_labels_produce(
     assert "changed the phase's settings (views)" in _log(ctx, organizer, phase)
 
 
-def test_the_archive_is_a_link_on_the_competition_page(client: Any, setup: tuple[User, Phase]) -> None:
+def test_the_archive_is_a_button_whose_job_offers_the_zip(client: Any, setup: tuple[User, Phase],
+                                                          csrf_token: Callable) -> None:
     _, phase = setup
     slug = phase.competition.slug
     page = client.get(f"/organizer/c/{slug}").get_data(as_text=True)
-    assert f'href="/organizer/c/{slug}/export" download' in page
-    archive = client.get(f"/organizer/c/{slug}/export")
+    assert f'action="/organizer/c/{slug}/export"' in page and "Prepare the archive (.zip)" in page
+    token = csrf_token(client, f"/organizer/c/{slug}")
+    started = client.post(f"/organizer/c/{slug}/export", data={"csrf_token": token})
+    assert started.status_code == 303
+    job_page = client.get(started.location).get_data(as_text=True)
+    assert "Download the archive (.zip)" in job_page
+    archive = client.get(started.location.rstrip("/") + "/archive")
     assert archive.status_code == 200 and archive.mimetype == "application/zip"
     assert archive.get_data()[:2] == b"PK"
 

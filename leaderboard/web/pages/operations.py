@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
 from leaderboard.accounts import audit, managed_competition, managed_phase
-from leaderboard.operations import jobs, moderation
+from leaderboard.operations import archive_jobs, jobs, moderation
 from leaderboard.organizing import phases
 from leaderboard.platform import InvalidInput
 from leaderboard.web import context
@@ -30,6 +31,14 @@ def job(job_id: int) -> str:
     """Show a background job's progress; the page refreshes itself until the job ends."""
     view = jobs.get_job(ctx(), job_id=job_id, actor=_me())
     return render_template("organizer/job.html", job=view, competition=_competition(view.competition_slug))
+
+
+@bp.get("/jobs/<id:job_id>/archive")
+def job_archive(job_id: int) -> Response:
+    """Download the zip an archive job stored (managers of its competition only; 404 for anyone else)."""
+    name, stream = archive_jobs.archive_download(ctx(), job_id=job_id, actor=_me())
+    return Response(_chunks(stream), mimetype="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{_ascii(name)}"'})
 
 
 @bp.get("/c/<slug>/audit")
@@ -74,9 +83,20 @@ def moderate(submission_id: int, action: str) -> Response:
 def submission_file(submission_id: int) -> Response:
     """Download any submission's file, as uploaded."""
     name, data = moderation.submission_file(ctx(), submission_id=submission_id, actor=_me())
-    safe = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
     return Response(data, mimetype="application/octet-stream",
-                    headers={"Content-Disposition": f'attachment; filename="{safe}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{_ascii(name)}"'})
+
+
+def _ascii(name: str) -> str:
+    """Return a file name safe inside a Content-Disposition header."""
+    return "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
+
+
+def _chunks(stream: Any) -> Iterator[bytes]:
+    """Yield a stored file in 1 MiB pieces and close it."""
+    with stream:
+        while chunk := stream.read(1024 * 1024):
+            yield chunk
 
 
 def _competition(slug: str | None) -> Any:

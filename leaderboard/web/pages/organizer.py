@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
 from leaderboard import submissions
@@ -13,7 +13,7 @@ from leaderboard.accounts import get_phase, managed_competition, managed_phase
 from leaderboard.disclosure import probing
 from leaderboard.entries import final_selections, max_methods, metadata_from_fields, with_entry_settings
 from leaderboard.models import Competition, Job, Phase
-from leaderboard.operations import export_competition
+from leaderboard.operations import archive_jobs
 from leaderboard.organizing import add_baseline, competitions, phase_imports, phase_settings, phases
 from leaderboard.phase_data import phase_questions_report
 from leaderboard.platform import Conflict, InvalidInput
@@ -87,13 +87,13 @@ def competition(slug: str) -> str:
     return render_template("organizer/competition.html", competition=comp, action_form=ActionForm())
 
 
-@bp.get("/c/<slug>/export")
+@bp.post("/c/<slug>/export")
 def export(slug: str) -> Response:
-    """Stream the competition's archive (docs/ORGANIZING.md), as GET /api/v1/competitions/<slug>/export does."""
-    name, chunks = export_competition(ctx(), slug=slug, actor=_me())
-    safe = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
-    return Response(chunks, mimetype="application/zip",
-                    headers={"Content-Disposition": f'attachment; filename="{safe}"'})
+    """Start the job that prepares the competition's archive (docs/ORGANIZING.md) and show its page."""
+    if not ActionForm().validate_on_submit():
+        abort(400, "The form expired; reload the page and try again.")
+    job = archive_jobs.start_archive_export(ctx(), slug=slug, actor=_me())
+    return redirect(url_for("operations.job", job_id=job.id), code=303)
 
 
 @bp.route("/c/<slug>/edit", methods=["GET", "POST"])

@@ -4,7 +4,8 @@ One app instance and one Chromium serve the whole module. The first organizer ac
 CLI (``flask users create --organizer``); everything after it is done in the browser:
 
 - organizer: log in, create a competition, import a benchmark file (preview, then create), open the
-  phase, pick its leaderboard views and final-selection rule in the phase settings, download the archive;
+  phase, pick its leaderboard views and final-selection rule in the phase settings, prepare the archive
+  (a job) and download it from the job's page;
 - participant: register, upload a prediction file from the phase page, see it scored with its rank,
   select it as the final submission;
 - visitor (logged out): home, competition, phase, ranking in both views, then, once the organizer has
@@ -160,8 +161,11 @@ def organized(server: Journeys, tmp_path_factory: pytest.TempPathFactory) -> Jou
     check(server, page, "organizer", "phase-edit-views")
     page.get_by_role("button", name="Save settings").click()
     page.get_by_text("Phase settings saved.").wait_for()
+    page.get_by_role("button", name="Prepare the archive (.zip)").click()
+    page.get_by_role("link", name="Download the archive (.zip)").wait_for()
+    check(server, page, "organizer", "archive-job")
     with page.expect_download() as download:
-        page.get_by_role("link", name="download the archive (.zip)").click()
+        page.get_by_role("link", name="Download the archive (.zip)").click()
     archive = tmp_path_factory.mktemp("archive") / download.value.suggested_filename
     download.value.save_as(archive)
     assert archive.suffix == ".zip" and zipfile.is_zipfile(archive), archive
