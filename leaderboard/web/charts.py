@@ -19,6 +19,8 @@ from leaderboard.board import BoardCurves
 
 MIN_LOG_VALUE = 0.5
 """Where a bin starting at 0 sits on the log popularity axis (log 0 does not exist)."""
+BUCKETS = ("tail", "torso", "head")
+"""The popularity buckets in the order of the bucket curve's axis, least popular first."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class CurveBin:
     ci: tuple[float, float] | None
     answer_rate: float | None
     grid: float | None = None  # set when visibility shows the bin on its sample's grid
+    bucket: str | None = None  # "tail", "torso", "head": a point of the bucket curve (no numeric popularity)
+    step: float | None = None  # the ± of a coarse bucket accuracy, as the head/tail table prints it
+    rate_step: float | None = None  # the ± of a coarse bucket answer rate
 
     @property
     def digits(self) -> int:
@@ -40,8 +45,15 @@ class CurveBin:
 
     @property
     def x(self) -> float:
-        """Return the bin's place on the log popularity axis: the geometric mean of its range."""
+        """Return the bin's place on the axis: its bucket's index, else the geometric mean of its range (log axis)."""
+        if self.bucket is not None:
+            return float(BUCKETS.index(self.bucket))
         return math.sqrt(max(self.lo, MIN_LOG_VALUE) * max(self.hi, MIN_LOG_VALUE))
+
+    @property
+    def label(self) -> str:
+        """Return the bin's row label: its bucket, else its value range."""
+        return self.bucket if self.bucket is not None else value_range(self.lo, self.hi)
 
 
 @dataclass(frozen=True)
@@ -78,11 +90,17 @@ class ResultCharts:
         """Return whether there is a chart to draw."""
         return bool(self.popularity or self.risk or self.reliability)
 
+    @property
+    def buckets(self) -> bool:
+        """Return whether the popularity curve is the bucket curve (head/tail figures, no numeric popularity)."""
+        return any(b.bucket is not None for b in self.popularity)
+
     def payload(self) -> dict[str, Any]:
         """Return the data the script draws from (only what the tables print)."""
         return {
             "popularity": [{"x": b.x, "lo": b.lo, "hi": b.hi, "accuracy": b.accuracy, "answer_rate": b.answer_rate,
-                            "ci": list(b.ci) if b.ci else None, "digits": b.digits} for b in self.popularity],
+                            "ci": list(b.ci) if b.ci else None, "digits": b.digits, **_bucket_fields(b)}
+                           for b in self.popularity],
             "risk": [list(p) for p in self.risk], "aurc": self.aurc,
             "reliability": [{"lo": b.lo, "hi": b.hi, "n": b.n, "accuracy": b.accuracy, "confidence": b.confidence,
                              "digits": b.digits} for b in self.reliability],
@@ -95,6 +113,9 @@ class ResultCharts:
         if not shown:
             return ""
         first, last = shown[0], shown[-1]
+        if self.buckets:
+            return "Accuracy by popularity bucket: " + ", ".join(
+                f"{b.accuracy:.2f}{f' ± {b.step:.2f}' if b.step else ''} on {b.bucket} items" for b in shown) + "."
         return (f"Accuracy by popularity, {len(shown)} bins on a log scale: {first.accuracy:.2f} on the least "
                 f"popular items ({value_range(first.lo, first.hi)}), {last.accuracy:.2f} on the most popular "
                 f"({value_range(last.lo, last.hi)}).")
@@ -171,7 +192,7 @@ def result_charts(result: Mapping[str, Any] | None, key: str) -> ResultCharts:
     overall = result.get("overall") or {}
     return ResultCharts(
         key=key,
-        popularity=tuple(curve_bins(result.get("popularity_curve"))),
+        popularity=tuple(curve_bins(result.get("popularity_curve")) or bucket_bins(result.get("popularity"))),
         risk=tuple((float(c), float(r)) for c, r in _pairs(result.get("risk_coverage"))),
         aurc=_number(overall.get("aurc", result.get("aurc"))),
         accuracy=_number(overall.get("accuracy")),
@@ -193,6 +214,37 @@ def curve_bins(raw: Any) -> list[CurveBin]:
                             accuracy=_number(part.get("accuracy")), ci=ci,
                             answer_rate=_number(part.get("answer_rate")), grid=_number(part.get("grid"))))
     return out
+
+
+def bucket_bins(popularity: Any) -> list[CurveBin]:
+    """Return the bucket curve from a shown result's head/tail slices: their figures as printed, coarse ones ±step.
+
+    Drawn when the label file has bucket words but no numeric popularity; needs two buckets with an accuracy.
+    """
+    out = []
+    for name in BUCKETS:
+        part = popularity.get(name) if isinstance(popularity, Mapping) else None
+        if not isinstance(part, Mapping) or _number(part.get("accuracy")) is None:
+            continue
+        step, rate_step = _step(part, "accuracy"), _step(part, "answer_rate")
+        n = part.get("n")
+        out.append(CurveBin(lo=0.0, hi=0.0, n=n if isinstance(n, int) and not isinstance(n, bool) else None,
+                            accuracy=_number(part.get("accuracy")),
+                            ci=_interval((part.get("ci") or {}).get("accuracy")),
+                            answer_rate=_number(part.get("answer_rate")), grid=step or rate_step, bucket=name,
+                            step=step, rate_step=rate_step))
+    return out if len(out) >= 2 else []
+
+
+def _bucket_fields(b: CurveBin) -> dict[str, Any]:
+    """Return a bucket point's name and ± steps for the payload (nothing for a numeric bin)."""
+    return {} if b.bucket is None else {"bucket": b.bucket, "step": b.step, "rate_step": b.rate_step}
+
+
+def _step(part: Mapping[str, Any], metric: str) -> float | None:
+    """Return the step of a coarse figure of a shown slice (templating.coarse_step), None when it is exact."""
+    grid = _number(part.get("grid"))
+    return None if grid is None or metric in (part.get("exact") or ()) else grid
 
 
 def value_range(lo: float, hi: float) -> str:

@@ -67,11 +67,12 @@
     return { filter: function (item) { return !item.dataset.band; }, callbacks: {
       title: function (items) {
         var bin = items.length && items[0].raw.bin;
-        return bin ? "Popularity " + range(bin.lo, bin.hi) : "";
+        return bin ? (bin.bucket ? "Bucket " + bin.bucket : "Popularity " + range(bin.lo, bin.hi)) : "";
       },
       label: function (item) {
         var bin = item.raw.bin, digits = bin && bin.digits ? bin.digits : 4;
         var text = item.dataset.label + ": " + fixed(item.raw.y, digits);
+        if (bin && bin.step && item.dataset.withCi) { text += " ±" + fixed(bin.step, 2); }
         return bin && bin.ci && item.dataset.withCi ? text + " [" + fixed(bin.ci[0], digits) + ", " + fixed(bin.ci[1], digits) + "]" : text;
       } } };
   }
@@ -84,8 +85,17 @@
       { label: "Answer rate", data: points(bins, function (b) { return b.answer_rate; }), borderColor: MUTED,
         backgroundColor: MUTED, borderDash: [5, 4], pointRadius: 2, borderWidth: 1.5 }
     ]);
+    var x = bins.length && bins[0].bucket ? bucketAxis(bins) : logAxis();
     return { type: "line", data: { datasets: datasets }, options: { parsing: false,
-      scales: { x: logAxis(), y: unit("Accuracy") }, plugins: { legend: legend(), tooltip: binTooltip() } } };
+      scales: { x: x, y: unit("Accuracy") }, plugins: { legend: legend(), tooltip: binTooltip() } } };
+  }
+  // The bucket curve (no numeric popularity): one point per bucket, least popular first, named on the axis.
+  function bucketAxis(bins) {
+    var names = {};
+    bins.forEach(function (b) { names[b.x] = b.bucket; });
+    return { type: "linear", min: -0.5, max: 2.5, title: { display: true, text: "Popularity bucket" },
+      afterBuildTicks: function (axis) { axis.ticks = bins.map(function (b) { return { value: b.x }; }); },
+      ticks: { callback: function (v) { return names[v] || ""; } } };
   }
 
   function risk(canvas, payload) {
@@ -134,8 +144,17 @@
       datasets.push({ label: entry.name, withCi: true, data: points(entry.bins, function (b) { return b.accuracy; }),
         borderColor: color, backgroundColor: color, pointRadius: 3, borderWidth: 2.5 });
     });
+    var x = bins.length && bins[0].bucket ? bucketAxis(bins) : logAxis();
     return { type: "line", data: { datasets: datasets }, options: { parsing: false,
-      scales: { x: logAxis(), y: unit("Accuracy") }, plugins: { legend: legend(), tooltip: binTooltip() } } };
+      scales: { x: x, y: unit("Accuracy") }, plugins: { legend: legend(), tooltip: binTooltip() } } };
+  }
+  // The bucket curve (no numeric popularity): one point per bucket, least popular first, named on the axis.
+  function bucketAxis(bins) {
+    var names = {};
+    bins.forEach(function (b) { names[b.x] = b.bucket; });
+    return { type: "linear", min: -0.5, max: 2.5, title: { display: true, text: "Popularity bucket" },
+      afterBuildTicks: function (axis) { axis.ticks = bins.map(function (b) { return { value: b.x }; }); },
+      ticks: { callback: function (v) { return names[v] || ""; } } };
   }
 
   // Rebuild the overlay's table (the chart's text alternative) for the entries drawn.
