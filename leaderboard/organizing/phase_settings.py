@@ -1,10 +1,12 @@
-"""Settings an organizer changes on a live phase without rescoring: views, probing defences, entry settings.
+"""Settings an organizer changes on a live phase: views, probing defences, entry settings; breakdowns re-score.
 
 Each moves the board (views decide its columns and ranking, probing settings what each
 figure shows, final_selections the private ranking after close), so every change here
 ends with ``board_changed``. Views (docs/FORMATS.md#leaderboard-views) are checked like at creation: their shape
 by scoring's config loader, their paths against the phase's label file (a path it cannot
 produce is refused with the valid ones). Entry settings go to entries/rules.py.
+Breakdowns (the label fields shown as per-value tables) are in every score's results, so
+changing them starts a re-scoring job (``update_breakdowns``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import Any
 from leaderboard.accounts import Actor, audit, managed_phase
 from leaderboard.disclosure import update_probing_settings
 from leaderboard.entries import update_entry_settings
-from leaderboard.models import Phase
-from leaderboard.phase_data import config_to_json, load_phase_labels
+from leaderboard.models import Job, Phase
+from leaderboard.organizing import phases
+from leaderboard.phase_data import check_labels, config_to_json, label_fields, load_phase_labels, read_phase_label_bytes
 from leaderboard.platform import InvalidInput, ServiceContext
 from scoring.config import ENTRY_KEYS, load_config
 from scoring.producible import Producible, check_paths
@@ -23,6 +26,7 @@ from scoring.types import LabelFileError
 from scoring.views import config_paths
 
 VIEWS = "views"
+BREAKDOWNS = "breakdowns"
 
 
 def update_settings(ctx: ServiceContext, *, phase_id: int, actor: Actor, **changes: Any) -> Phase:
@@ -104,3 +108,41 @@ def _set_views(ctx: ServiceContext, phase: Phase, views: Any) -> None:
         config[VIEWS] = [view.to_json() for view in checked.views]
     phase.task_config = config
     ctx.session.commit()
+
+
+def breakdowns_of(phase: Phase) -> list[str]:
+    """Return the phase's breakdown fields as its checked config has them (default: category)."""
+    return list(load_config(phase.task_config).breakdowns)
+
+
+def check_breakdowns(ctx: ServiceContext, *, phase_id: int, actor: Actor, breakdowns: list[str]) -> dict[str, Any]:
+    """Return the phase's config with these breakdowns, or raise InvalidInput naming the breakdowns; change nothing."""
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    fields = label_fields(ctx, phase)
+    unknown = [name for name in breakdowns if name not in fields]
+    if unknown:
+        raise InvalidInput(f"Breakdowns: {', '.join(map(repr, unknown))} is not a field of the label file "
+                           f"(its fields: {', '.join(fields) or 'none besides id and label'}).")
+    config = {**phase.task_config, BREAKDOWNS: list(breakdowns)}
+    try:
+        checked = load_config(config)
+        labels = check_labels(read_phase_label_bytes(ctx, phase), config)
+        check_paths(labels, config_paths(checked.primary_metric, checked.views))
+    except (LabelFileError, InvalidInput) as error:
+        message = getattr(error, "message", None) or str(error)
+        raise InvalidInput(f"Breakdowns: {message.removeprefix('phase config: ')}") from None
+    return config
+
+
+def update_breakdowns(ctx: ServiceContext, *, phase_id: int, actor: Actor, breakdowns: list[str]) -> Job | None:
+    """Set the phase's breakdown fields and start the re-scoring job they need (None when nothing changed)."""
+    phase = managed_phase(ctx, phase_id=phase_id, actor=actor)
+    before = breakdowns_of(phase)
+    if before == list(breakdowns):
+        return None
+    phase.task_config = check_breakdowns(ctx, phase_id=phase_id, actor=actor, breakdowns=breakdowns)
+    ctx.session.commit()
+    audit.record(ctx, actor=actor, competition=phase.competition, target=audit.phase_target(phase.id, phase.name),
+                 summary=f"changed the phase's settings (breakdowns: {', '.join(before) or 'none'} → "
+                         f"{', '.join(breakdowns) or 'none'})")
+    return phases.rescore_phase(ctx, phase_id=phase_id, actor=actor)

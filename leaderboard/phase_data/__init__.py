@@ -14,7 +14,9 @@ from leaderboard.phase_data.labelsets import (
     config_to_json,
     ensure_intact,
     has_private_split,
+    label_fields,
     load_phase_labels,
+    read_phase_label_bytes,
     store_labels,
 )
 from leaderboard.phase_data.phase_files import (
@@ -31,6 +33,7 @@ from leaderboard.phase_data.private_split import SplitReport, assign_private_spl
 
 __all__ = [
     "ImportSources", "SplitReport", "assign_private_split", "check_labels", "checked_questions", "config_to_json",
-    "derive_questions", "ensure_intact", "has_private_split", "load_phase_labels", "phase_questions_report",
+    "derive_questions", "ensure_intact", "has_private_split", "label_fields", "load_phase_labels",
+    "read_phase_label_bytes", "phase_questions_report",
     "prediction_csv", "public_fields_json", "public_file", "questions_report", "store_labels", "store_questions"
 ]

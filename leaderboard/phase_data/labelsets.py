@@ -146,3 +146,14 @@ def _stored_label_bytes(ctx: ServiceContext, phase: Phase) -> bytes:
     log.warning("phase %s reads its labels %r from the legacy dir %s; set TAILBOARD_LABELS_DIR to it "
                 "or move the file under %s", phase.id, phase.labels_key, legacy, ctx.settings.labels_dir)
     return LocalStorage(legacy).read_bytes(phase.labels_key)
+
+
+def label_fields(ctx: ServiceContext, phase: Phase) -> list[str]:
+    """Return the fields of the phase's label records besides id, label and split (the breakdown candidates)."""
+    fields: dict[str, None] = {}
+    for line in read_phase_label_bytes(ctx, phase).splitlines():
+        if line.strip():
+            record = json.loads(line)
+            if isinstance(record, dict):
+                fields.update(dict.fromkeys(record))
+    return sorted(set(fields) - {"id", "label", "split"})

@@ -283,6 +283,13 @@ class LabelsForm(FlaskForm):
     labels = FileField("Corrected hidden labels (JSON Lines)", validators=[FileRequired("Upload the label file.")])
 
 
+class BreakdownsForm(FlaskForm):
+    """Pick the label fields shown as per-value tables (changing them re-scores the phase)."""
+
+    breakdowns = SelectMultipleField("Breakdown fields", choices=[], validate_choice=False, description=(
+        "Fields of the label file besides id, label and split. Hold Ctrl or ⌘ to pick several; none: no tables."))
+
+
 class BaselineForm(FlaskForm, MetadataFields):
     """Upload a named baseline (e.g. 'Human', 'GPT-4o') as a prediction file, with the entries' metadata."""
 

@@ -15,13 +15,14 @@ from leaderboard.entries import final_selections, max_methods, metadata_from_fie
 from leaderboard.models import Competition, Job, Phase
 from leaderboard.operations import archive_jobs
 from leaderboard.organizing import add_baseline, competitions, phase_imports, phase_settings, phases
-from leaderboard.phase_data import phase_questions_report
+from leaderboard.phase_data import label_fields, phase_questions_report
 from leaderboard.platform import Conflict, InvalidInput
 from leaderboard.web import context
 from leaderboard.web.context import ctx
 from leaderboard.web.forms import ActionForm
 from leaderboard.web.organizer_forms import (
     BaselineForm,
+    BreakdownsForm,
     CompetitionEditForm,
     CompetitionForm,
     ImportForm,
@@ -173,7 +174,8 @@ def edit_phase(phase_id: int) -> Response | str | tuple[str, int]:
         else:
             flash("Phase settings saved.", "success")
             return redirect(url_for("organizer.competition", slug=phase.competition.slug), code=303)
-    return _form_page("organizer/phase_edit.html", form, phase=phase, labels_form=LabelsForm())
+    return _form_page("organizer/phase_edit.html", form, phase=phase, labels_form=LabelsForm(),
+                      breakdowns_form=_breakdowns_form(phase))
 
 
 @bp.post("/phases/<id:phase_id>/labels")
@@ -189,9 +191,44 @@ def replace_labels(phase_id: int) -> Response | str | tuple[str, int]:
         else:
             flash(f"Labels v{phase.label_version} stored; every submission is being re-scored.", "success")
             return redirect(url_for("operations.job", job_id=job.id), code=303)
+    return _edit_page_again(phase, labels_form=form)
+
+
+@bp.post("/phases/<id:phase_id>/breakdowns")
+def breakdowns(phase_id: int) -> Response | str | tuple[str, int]:
+    """Change the label fields shown as per-value tables and re-score every submission (a job)."""
+    phase = _managed_phase(phase_id)
+    form = _breakdowns_form(phase)
+    if form.validate_on_submit():
+        try:
+            job = phase_settings.update_breakdowns(ctx(), phase_id=phase_id, actor=_me(),
+                                                   breakdowns=list(form.breakdowns.data or []))
+        except InvalidInput as exc:
+            form.breakdowns.errors = [*form.breakdowns.errors, exc.message]
+        else:
+            if job is None:
+                flash("The breakdowns are unchanged.", "success")
+                return redirect(url_for("organizer.edit_phase", phase_id=phase_id), code=303)
+            flash("Breakdowns saved; every submission is being re-scored.", "success")
+            return redirect(url_for("operations.job", job_id=job.id), code=303)
+    return _edit_page_again(phase, breakdowns_form=form)
+
+
+def _breakdowns_form(phase: Phase) -> BreakdownsForm:
+    """Return the breakdowns form offering the label file's fields, with the phase's current ones picked."""
+    form = BreakdownsForm(data={"breakdowns": phase_settings.breakdowns_of(phase)})
+    fields = label_fields(ctx(), phase)
+    picked = [name for name in (form.breakdowns.data or []) if name not in fields]
+    form.breakdowns.choices = [(name, name) for name in [*fields, *picked]]
+    return form
+
+
+def _edit_page_again(phase: Phase, **forms: Any) -> tuple[str, int]:
+    """Render the phase edit page with a refused form of its lower sections (status 400)."""
     settings = PhaseEditForm(formdata=None, obj=phase, **_probing_data(phase))
     settings.offer_paths(phase_settings.view_paths(ctx(), phase=phase), metric_name)
-    return _form_page("organizer/phase_edit.html", settings, phase=phase, labels_form=form)
+    forms = {"labels_form": LabelsForm(), "breakdowns_form": _breakdowns_form(phase), **forms}
+    return render_template("organizer/phase_edit.html", form=settings, phase=phase, **forms), 400
 
 
 @bp.post("/phases/<id:phase_id>/<any(open, close, rescore):action>")
