@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from collections.abc import Iterator
 from typing import Any
@@ -23,11 +24,23 @@ from scoring.public_fields import NEVER_PUBLIC, FieldReport, field_report, publi
 from scoring.types import PhaseConfig
 
 PUBLIC_FILES = ("questions.jsonl", "starting_kit.zip")
+EXTRA_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+"""The name of an uploaded public file: what its storage key may end with."""
 
 
 def questions_key(phase_id: int) -> str:
     """Return the public storage key of a phase's questions file."""
     return f"public/phases/{phase_id}/questions.jsonl"
+
+
+def extra_prefix(phase_id: int) -> str:
+    """Return the storage prefix of a phase's uploaded public files (phase_data/public_extras.py)."""
+    return f"public/phases/{phase_id}/extra/"
+
+
+def extra_key(phase_id: int, name: str) -> str:
+    """Return the storage key of one uploaded public file of a phase."""
+    return extra_prefix(phase_id) + name
 
 
 def store_questions(ctx: ServiceContext, *, phase_id: int, questions: bytes) -> StoredObject:
@@ -76,11 +89,15 @@ def public_fields_json(config: PhaseConfig) -> dict[str, Any]:
 def public_file(ctx: ServiceContext, *, phase_id: int, name: str, viewer: User | None = None) -> tuple[str, bytes]:
     """Return (download name, bytes) of a public file; before a phase opens only its organizers get it."""
     phase = get_phase(ctx, phase_id)
-    if name not in PUBLIC_FILES:
-        raise NotFound(f"No file {name!r}; the public files are {', '.join(PUBLIC_FILES)}.")
+    uploaded = (name not in PUBLIC_FILES and EXTRA_NAME.match(name) is not None and ".." not in name
+                and ctx.storage.exists(extra_key(phase.id, name)))
+    if name not in PUBLIC_FILES and not uploaded:
+        raise NotFound(f"No file {name!r} in this phase's public files.")
     if phase_status(phase) == "upcoming" and not can_manage(phase.competition, viewer):
         raise NotFound("The data of this phase is published when the phase opens.")
     stem = f"{phase.competition.slug}-phase{phase.position}"
+    if uploaded:
+        return name, ctx.storage.read_bytes(extra_key(phase.id, name))
     if name == "questions.jsonl":
         return f"{stem}-questions.jsonl", _questions(ctx, phase)
     return f"{stem}-starting_kit.zip", starting_kit(ctx, phase)

@@ -283,6 +283,14 @@ class LabelsForm(FlaskForm):
     labels = FileField("Corrected hidden labels (JSON Lines)", validators=[FileRequired("Upload the label file.")])
 
 
+class PublicFileForm(FlaskForm):
+    """Upload a public file of a phase, or replace one (same name); questions.jsonl replaces the questions."""
+
+    file = FileField("File", validators=[FileRequired("Choose the file to upload.")])
+    name = StringField("Name on the download (optional)", validators=[Optional(), Length(max=100)],
+                       description="Empty: the uploaded file's own name. Letters, digits, '.', '_' and '-'.")
+
+
 class BreakdownsForm(FlaskForm):
     """Pick the label fields shown as per-value tables (changing them re-scores the phase)."""
 

@@ -1,4 +1,4 @@
-"""Organizer pages of operations (docs/ORGANIZING.md): job progress, the audit log, reopening, moderation, files."""
+"""Organizer pages of operations (docs/ORGANIZING.md): jobs, the audit log, reopening, moderation, files."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from werkzeug.wrappers import Response
 from leaderboard.accounts import audit, managed_competition, managed_phase
 from leaderboard.operations import archive_jobs, jobs, moderation
 from leaderboard.organizing import phases
+from leaderboard.phase_data import public_file_names, put_public_file, remove_public_file
 from leaderboard.platform import InvalidInput
 from leaderboard.web import context
 from leaderboard.web.context import ctx
-from leaderboard.web.organizer_forms import ModerationForm, ReopenForm
+from leaderboard.web.forms import ActionForm
+from leaderboard.web.organizer_forms import ModerationForm, PublicFileForm, ReopenForm
 
 bp = Blueprint("operations", __name__)
 
@@ -85,6 +87,39 @@ def submission_file(submission_id: int) -> Response:
     name, data = moderation.submission_file(ctx(), submission_id=submission_id, actor=_me())
     return Response(data, mimetype="application/octet-stream",
                     headers={"Content-Disposition": f'attachment; filename="{_ascii(name)}"'})
+
+
+@bp.route("/phases/<id:phase_id>/files", methods=["GET", "POST"])
+def phase_files(phase_id: int) -> Response | str | tuple[str, int]:
+    """List a phase's public files; upload a new one or replace one (questions.jsonl replaces the questions)."""
+    phase = managed_phase(ctx(), phase_id=phase_id, actor=_me())
+    form = PublicFileForm()
+    if form.validate_on_submit():
+        name = (form.name.data or "").strip() or (form.file.data.filename or "").rsplit("/", 1)[-1]
+        try:
+            said = put_public_file(ctx(), phase_id=phase_id, name=name, data=form.file.data.read(), actor=_me())
+        except InvalidInput as exc:
+            form.file.errors = [*form.file.errors, exc.message]
+        else:
+            flash(f"Done: {said}.", "success")
+            return redirect(url_for("operations.phase_files", phase_id=phase_id), code=303)
+    page = render_template("organizer/phase_files.html", phase=phase, competition=phase.competition, form=form,
+                           extra=public_file_names(ctx(), phase), action_form=ActionForm())
+    return (page, 400) if form.is_submitted() else page
+
+
+@bp.post("/phases/<id:phase_id>/files/<name>/remove")
+def remove_phase_file(phase_id: int, name: str) -> Response:
+    """Remove an uploaded public file of a phase."""
+    if not ActionForm().validate_on_submit():
+        abort(400, "The form expired; reload the page and try again.")
+    try:
+        remove_public_file(ctx(), phase_id=phase_id, name=name, actor=_me())
+    except InvalidInput as exc:
+        flash(exc.message, "error")
+    else:
+        flash(f"{name} is no longer public.", "success")
+    return redirect(url_for("operations.phase_files", phase_id=phase_id), code=303)
 
 
 def _ascii(name: str) -> str:

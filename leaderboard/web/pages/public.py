@@ -28,7 +28,7 @@ from leaderboard.board.entry_page import public_submission
 from leaderboard.disclosure import ladder, probing
 from leaderboard.entries import quota, rules, selections, teams
 from leaderboard.organizing import competitions
-from leaderboard.phase_data import public_file
+from leaderboard.phase_data import public_file, public_file_names
 from leaderboard.platform import Conflict, Forbidden, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid
 from leaderboard.web.board_cache.pages import cached_page
 from leaderboard.web.board_cache.rows import RowPrinter
@@ -253,6 +253,7 @@ def _render_phase(phase_id: int, form: SubmissionForm, **extra: Any) -> str:
     taking_part = participation.participation_state(ctx(), competition=phase_row.competition, user=user)
     unconfirmed = user is not None and confirmation.needs_confirmation(ctx(), user)
     return render_template("public/phase.html", phase=phase_row, form=form, quota=status, history=history,
+                           extra_files=public_file_names(ctx(), phase_row),
                            taking_part=taking_part, unconfirmed=unconfirmed,
                            shown_primary=shown, feedback_rule=probing.feedback_rule(phase_row), methods=methods,
                            team=team, may_join=may_join, max_methods=rules.max_methods(phase_row),
