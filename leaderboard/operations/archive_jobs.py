@@ -4,8 +4,9 @@ The job writes the same zip the streamed export sends (operations/archive_export
 into a temporary file, then stores it in the hidden-labels storage (``ctx.labels``:
 the archive holds every label version, and that storage is never routed nor served
 as such). The job page then offers a download, read from storage, to the managers
-of the competition only; anyone else is told there is no such job. Asking for the
-archive and downloading it are both in the audit log.
+of the competition only; anyone else is told there is no such job. Only the newest
+archive of a competition is kept: a finished job deletes the older ones, whose links
+then answer 404. Asking for the archive and downloading it are both in the audit log.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from leaderboard.operations import jobs
 from leaderboard.operations.archive_export import _stream
 from leaderboard.platform import NotFound, ServiceContext
 from leaderboard.platform.db import utcnow
+from leaderboard.platform.storage.base import ObjectNotFound
 
 KIND = "archive_export"
 PROGRESS_EVERY = 4 * 1024 * 1024
@@ -55,6 +57,9 @@ def run_archive_export(ctx: ServiceContext, *, job_id: int, token: str) -> None:
         spool.seek(0)
         key = f"archives/{job.competition_id}/{job_id}.zip"
         stored = ctx.labels.put(key, spool)
+    for older in list(ctx.labels.iter_keys(f"archives/{job.competition_id}/")):
+        if older != key:  # one stored archive per competition: the newest
+            ctx.labels.delete(older)
     jobs.progress(ctx, job_id=job_id, token=token, done=stored.size, total=stored.size,
                   params={"name": name, "key": key, "sha256": stored.sha256})
 
@@ -68,7 +73,10 @@ def archive_download(ctx: ServiceContext, *, job_id: int, actor: Actor) -> tuple
         raise NotFound(f"Job {job_id} has no archive to download.")
     competition = ctx.session.get(Competition, job.competition_id)
     assert competition is not None
-    stream = ctx.labels.open(str(key))
+    try:
+        stream = ctx.labels.open(str(key))
+    except ObjectNotFound:
+        raise NotFound(f"The archive of job {job_id} was replaced by a newer one; prepare it again.") from None
     audit.record(ctx, actor=actor, competition=competition, target=f"competition {competition.slug}",
                  summary=f"downloaded the archive (job {job_id})")
     return str(job.params.get("name") or f"{competition.slug}.zip"), stream

@@ -89,3 +89,17 @@ def test_a_job_of_another_kind_has_no_archive(client: Any, ctx: Any, login: Any,
     login(client, organizer)
     assert client.get(f"/organizer/jobs/{job.id}").status_code == 200
     assert client.get(f"/organizer/jobs/{job.id}/archive").status_code == 404
+
+
+def test_a_newer_archive_replaces_the_older_one(app: Any, client: Any, ctx: Any, login: Any, make_organizer: Any,
+                                                make_competition: Any, make_phase: Any, make_user: Any,
+                                                make_predictions: Any) -> None:
+    from leaderboard.operations import archive_jobs
+
+    organizer, _ = _world(ctx, make_organizer, make_competition, make_phase, make_user, make_predictions)
+    first = archive_jobs.start_archive_export(ctx, slug="zipme", actor=organizer)
+    second = archive_jobs.start_archive_export(ctx, slug="zipme", actor=organizer)
+    login(client, organizer)
+    assert client.get(f"/organizer/jobs/{second.id}/archive").status_code == 200
+    assert client.get(f"/organizer/jobs/{first.id}/archive").status_code == 404
+    assert list(ctx.labels.iter_keys("archives/")) == [f"archives/{second.competition_id}/{second.id}.zip"]
