@@ -85,7 +85,7 @@ def test_participant_then_organizer_journey(browser_page: Any, ctx: ServiceConte
 
     page.get_by_role("link", name="View the ranking").click()
     ranking = page.locator("table.board-table")
-    expect(ranking.get_by_text("Dana Research")).to_be_visible()
+    expect(ranking.get_by_text("Dana Research", exact=True)).to_be_visible()
     expect(page.locator("table.headtail").get_by_text("Dana Research")).to_be_visible()
     expect(page.locator("table.breakdown").first.get_by_text("Dana Research")).to_be_visible()
     expect(page.locator(".tag-baseline").first).to_be_visible()
