@@ -69,11 +69,12 @@ def p_values_while_open(*, task_type: str, split: str, metric: str) -> bool:
     McNemar's p tells b + c, the items on which exactly one of two files is right, where the exact figures
     tell only b - c. An uploader who knows both files learns nothing from b + c only when it follows from
     the files themselves: a binary task (where two different answers always mean one is right), ranked by
-    accuracy over every item (no hidden private split deciding which differing items count).
+    accuracy overall or of a slice (whose membership is public: scoring.public_fields), with no hidden
+    private split deciding which differing items count. Group accuracy counts groups both files get wrong.
     """
     if not P_VALUES_WHILE_OPEN_ONLY_WHEN_SAFE:
         return True
-    return task_type == "binary" and split == "all" and metric == "accuracy"
+    return task_type == "binary" and split == "all" and (metric == "accuracy" or metric.endswith(".accuracy"))
 
 
 def _fill_p_values(ctx: ServiceContext, *, phase: Phase, board: str, metric: str, ranked: list[dict[str, Any]],
