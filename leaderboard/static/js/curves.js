@@ -144,17 +144,10 @@
       datasets.push({ label: entry.name, withCi: true, data: points(entry.bins, function (b) { return b.accuracy; }),
         borderColor: color, backgroundColor: color, pointRadius: 3, borderWidth: 2.5 });
     });
-    var x = bins.length && bins[0].bucket ? bucketAxis(bins) : logAxis();
+    var first = entries.length ? entries[0].bins : [];  // the overlay's entries share one kind of axis
+    var x = first.length && first[0].bucket ? bucketAxis(first) : logAxis();
     return { type: "line", data: { datasets: datasets }, options: { parsing: false,
       scales: { x: x, y: unit("Accuracy") }, plugins: { legend: legend(), tooltip: binTooltip() } } };
-  }
-  // The bucket curve (no numeric popularity): one point per bucket, least popular first, named on the axis.
-  function bucketAxis(bins) {
-    var names = {};
-    bins.forEach(function (b) { names[b.x] = b.bucket; });
-    return { type: "linear", min: -0.5, max: 2.5, title: { display: true, text: "Popularity bucket" },
-      afterBuildTicks: function (axis) { axis.ticks = bins.map(function (b) { return { value: b.x }; }); },
-      ticks: { callback: function (v) { return names[v] || ""; } } };
   }
 
   // Rebuild the overlay's table (the chart's text alternative) for the entries drawn.
