@@ -39,6 +39,8 @@ def shots(page: Any, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 844})
+        page.wait_for_function("w => Array.from(document.querySelectorAll('canvas')).every(c => "
+                               "c.getBoundingClientRect().right <= w)", arg=width)  # Chart.js resizes on a frame
         overflow = page.evaluate("() => document.documentElement.scrollWidth")
         assert overflow <= width, f"{name}: {overflow} px wide on a {width}-px screen"
         page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
