@@ -4,7 +4,8 @@ docs/RUNNING.md#the-scoring-queue. A submission is *ready* when it is ``queued``
 (no retry pending: ``next_attempt_at`` empty or passed). A free scorer does not take the
 oldest ready row but the fairest: owners (the team, else the uploader) are served in
 turn, the one served least recently first (``served_at``, stamped on every claim; never
-served comes first), each owner's rows oldest first. So one owner's flood of uploads
+served comes first), each owner's rows by fewest attempts, then oldest (so a row retried
+after a platform error does not keep its owner's others waiting). So one owner's flood of uploads
 never holds back another owner's single upload by more than the scoring run already
 under way. ``queue_positions`` numbers the ready rows in that same order, and
 ``eta_seconds`` turns a place into seconds from the throughput of the last minutes.
@@ -86,7 +87,8 @@ def ready(now: datetime | None = None) -> ColumnElement[bool]:
 def fair_order(ctx: ServiceContext, *, now: datetime | None = None) -> list[int]:
     """Return the ready submissions' ids in the order scorers take them."""
     rows = ctx.session.execute(select(Submission.id, Submission.user_id, Submission.team_id)
-                               .where(ready(now)).order_by(Submission.id).limit(WINDOW)).all()
+                               .where(ready(now)).order_by(Submission.attempts, Submission.id)
+                               .limit(WINDOW)).all()
     by_owner: dict[str, list[int]] = {}
     for submission_id, user_id, team_id in rows:
         by_owner.setdefault(owner_key(user_id=user_id, team_id=team_id), []).append(submission_id)
