@@ -63,9 +63,18 @@ def score_next(ctx: ServiceContext) -> int | None:
 
 
 def wake_scorer(ctx: ServiceContext, *, submission_id: int) -> None:
-    """Score the fairest ready submission, whichever it is (a Celery task: the id it carries is only a wake-up)."""
-    picked = score_next(ctx)
-    log.info("woken for submission %s, scored %s", submission_id, picked)
+    """Score ready submissions in fair order until none waits (a Celery task: the id it carries is only a wake-up).
+
+    Draining, not scoring one, so that a wake-up lost with a killed worker leaves no ready
+    submission waiting for the sweep's next wake-up: whichever worker runs next takes them all.
+    """
+    scored = []
+    for _ in range(queue.WINDOW):
+        picked = score_next(ctx)
+        if picked is None:
+            break
+        scored.append(picked)
+    log.info("woken for submission %s, scored %s", submission_id, scored or "none")
 
 
 def score_in_turn(ctx: ServiceContext, *, submission_id: int) -> None:

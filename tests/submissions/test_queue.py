@@ -6,7 +6,7 @@ import io
 
 from sqlalchemy import select
 
-from leaderboard.models import Submission
+from leaderboard.models import Score, Submission
 from leaderboard.organizing import phases
 from leaderboard.platform.runtime import InlineDispatcher
 from leaderboard.submissions import accept_submission, queue, recovery, scoring_runs
@@ -69,7 +69,18 @@ def test_a_woken_scorer_takes_the_fairest_not_the_one_it_was_woken_for(ctx, make
     scoring_runs.score_next(ctx)
     single = upload(ctx, phase, other, make_predictions())
     scoring_runs.wake_scorer(ctx, submission_id=flood[1])  # a Celery task sent for the flood's second upload
-    assert (status(ctx, single), status(ctx, flood[1])) == ("scored", "queued")
+    mine = {*flood, single}
+    order = [i for i in ctx.session.scalars(select(Score.submission_id).order_by(Score.id)) if i in mine]
+    assert order == [flood[0], single, flood[1], flood[2]]  # the other owner's first, then the rest: drained
+
+
+def test_a_woken_scorer_drains_the_queue_so_a_lost_wake_up_strands_nothing(ctx, make_phase, make_user,
+                                                                           make_predictions, monkeypatch):
+    phase, user = make_phase(max_per_day=phases.UNLIMITED), make_user()
+    monkeypatch.setattr(ctx.runtime, "dispatcher", Recorder())  # every wake-up is lost but the last
+    ids = [upload(ctx, phase, user, make_predictions()) for _ in range(4)]
+    scoring_runs.wake_scorer(ctx, submission_id=ids[-1])
+    assert [status(ctx, i) for i in ids] == ["scored"] * 4
 
 
 def test_ordinal_places():
