@@ -11,13 +11,12 @@ is claimed with a conditional UPDATE (notify/outbox.py). Only while mail is on
 from __future__ import annotations
 
 import logging
-import os
-import threading
 from typing import Any
 
 from leaderboard.notify import outbox
 from leaderboard.platform import Runtime
 from leaderboard.platform.smtp import SmtpTransport, parse_smtp_url
+from leaderboard.workers.periodic import PeriodicThread
 
 log = logging.getLogger(__name__)
 
@@ -27,30 +26,20 @@ def smtp_transport(runtime: Runtime) -> SmtpTransport:
     return SmtpTransport(parse_smtp_url(runtime.settings.smtp_url or ""))
 
 
-class MailSender:
+class MailSender(PeriodicThread):
     """One outbox-sending daemon thread per process, started on demand."""
 
+    name = "tailboard-mail"
+    run_at_start = True
+
     def __init__(self, runtime: Runtime, transport: outbox.Transport | None = None) -> None:
+        super().__init__()
         self.runtime = runtime
         self.transport = transport or smtp_transport(runtime)
-        self._lock = threading.Lock()
-        self._pid: int | None = None
-        self._stop = threading.Event()
 
-    def start(self) -> None:
-        """Start this process's sending thread unless it runs already."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._stop = threading.Event()
-            threading.Thread(target=self._loop, args=(self._stop,), name="tailboard-mail", daemon=True).start()
-
-    def stop(self) -> None:
-        """Ask the thread to stop after its current round."""
-        self._stop.set()
+    def interval(self) -> float:
+        """Return the seconds between two rounds."""
+        return self.runtime.settings.mail_seconds
 
     def run_once(self) -> int:
         """Send the due mails once in a fresh session; return how many were sent (0 when the round failed)."""
@@ -60,11 +49,6 @@ class MailSender:
         except Exception:  # the database may be away: the next round tries again, the rows wait
             log.exception("sending mail failed; it runs again in %g s", self.runtime.settings.mail_seconds)
             return 0
-
-    def _loop(self, stop: threading.Event) -> None:
-        self.run_once()
-        while not stop.wait(self.runtime.settings.mail_seconds):
-            self.run_once()
 
 
 def init_app(app: Any, runtime: Runtime) -> None:

@@ -11,39 +11,27 @@ and with ``TAILBOARD_SWEEP_SECONDS=0``.
 from __future__ import annotations
 
 import logging
-import os
-import threading
 from typing import Any
 
 from leaderboard.platform import Runtime
 from leaderboard.submissions import recovery
+from leaderboard.workers.periodic import PeriodicThread
 
 log = logging.getLogger(__name__)
 
 
-class Sweeper:
+class Sweeper(PeriodicThread):
     """One sweeping daemon thread per process, started on demand."""
 
+    name = "tailboard-sweep"
+
     def __init__(self, runtime: Runtime) -> None:
+        super().__init__()
         self.runtime = runtime
-        self._lock = threading.Lock()
-        self._pid: int | None = None
-        self._stop = threading.Event()
 
-    def start(self) -> None:
-        """Start this process's sweeping thread unless it runs already."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._stop = threading.Event()
-            threading.Thread(target=self._loop, args=(self._stop,), name="tailboard-sweep", daemon=True).start()
-
-    def stop(self) -> None:
-        """Ask the thread to stop after its current round."""
-        self._stop.set()
+    def interval(self) -> float:
+        """Return the seconds between two rounds."""
+        return self.runtime.settings.sweep_seconds
 
     def run_once(self) -> list[int]:
         """Sweep once in a fresh session; return the ids dispatched (none when the sweep failed)."""
@@ -53,10 +41,6 @@ class Sweeper:
         except Exception:  # the database or storage may be away: the next round tries again
             log.exception("the sweep failed; it runs again in %g s", self.runtime.settings.sweep_seconds)
             return []
-
-    def _loop(self, stop: threading.Event) -> None:
-        while not stop.wait(self.runtime.settings.sweep_seconds):
-            self.run_once()
 
 
 def init_app(app: Any, runtime: Runtime) -> None:

@@ -10,42 +10,31 @@ tests (``testing``), which call ``run_once``.
 from __future__ import annotations
 
 import logging
-import os
-import threading
 from typing import Any
 
 from leaderboard.notify import webhooks
 from leaderboard.platform import Runtime
+from leaderboard.workers.periodic import PeriodicThread
 
 log = logging.getLogger(__name__)
 TASK = "tailboard.send_webhooks"
 """Name of the Celery task that posts the due webhook deliveries (scheduled by beat)."""
 
 
-class WebhookSender:
+class WebhookSender(PeriodicThread):
     """One delivery-posting daemon thread per process, started on demand."""
 
+    name = "tailboard-webhooks"
+    run_at_start = True
+
     def __init__(self, runtime: Runtime, transport: webhooks.Transport | None = None) -> None:
+        super().__init__()
         self.runtime = runtime
         self.transport = transport or webhooks.HttpTransport()
-        self._lock = threading.Lock()
-        self._pid: int | None = None
-        self._stop = threading.Event()
 
-    def start(self) -> None:
-        """Start this process's sending thread unless it runs already."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._stop = threading.Event()
-            threading.Thread(target=self._loop, args=(self._stop,), name="tailboard-webhooks", daemon=True).start()
-
-    def stop(self) -> None:
-        """Ask the thread to stop after its current round."""
-        self._stop.set()
+    def interval(self) -> float:
+        """Return the seconds between two rounds."""
+        return self.runtime.settings.mail_seconds
 
     def run_once(self) -> int:
         """Post the due deliveries once in a fresh session; return how many were taken (0 when the round failed)."""
@@ -55,11 +44,6 @@ class WebhookSender:
         except Exception:  # the database may be away: the next round tries again, the rows wait
             log.exception("posting webhooks failed; it runs again in %g s", self.runtime.settings.mail_seconds)
             return 0
-
-    def _loop(self, stop: threading.Event) -> None:
-        self.run_once()
-        while not stop.wait(self.runtime.settings.mail_seconds):
-            self.run_once()
 
 
 def init_app(app: Any, runtime: Runtime) -> None:
