@@ -33,7 +33,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from leaderboard.web.pages import embeds as embed_pages
     from leaderboard.web.pages import entries as entry_pages
     from leaderboard.web.pages import notices as notice_pages
-    from leaderboard.workers import job_worker, mail_sender, sweeper, webhook_sender
+    from leaderboard.workers import job_worker, mail_sender, scorer, sweeper, webhook_sender
 
     settings = Settings.from_env(**(config or {}))
     app = Flask(__name__)
@@ -54,6 +54,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     runtime = build_runtime(settings, score=score_in_turn, board_changed=board_changed, run_job=run_job)
     context.init_app(app, runtime)
     app.wsgi_app = BoardCache(app.wsgi_app, runtime)  # type: ignore[method-assign]  # anonymous board reads
+    scorer.init_app(app, runtime)  # before anything dispatches: embedded scoring off the request path
     sweeper.init_app(app, runtime)
     job_worker.init_app(app, runtime)
     mail_sender.init_app(app, runtime)

@@ -1,0 +1,100 @@
+"""Embedded mode's scorer: a daemon thread per serving process scores queued submissions off the request path.
+
+Without it an inline dispatch scored in the thread that dispatched: an upload through the
+form was answered only once scored and its board refreshed, and an API upload held its web
+thread (after the 202) for as long. Here a dispatch only wakes this process's scorer
+thread and returns; the thread takes the fairest ready submission (submissions/queue.py),
+scores it, announces it to the board, and goes on until none waits. One thread per process
+is one scoring slot per process, so scoring never takes more than one of a process's web
+threads' turns at the interpreter. Several processes scoring at once is safe: each takes
+its submission with a conditional UPDATE. A wake-up lost with a killed process leaves the
+submission queued, and the sweep wakes a scorer again (submissions/recovery.py).
+Not started in tests (``testing``), where inline scoring finishes before the upload returns,
+nor in celery mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+from leaderboard.platform import Runtime
+from leaderboard.submissions import scoring_runs
+
+log = logging.getLogger(__name__)
+
+IDLE_SECONDS = 30.0
+"""How long the idle thread sleeps before it looks for ready submissions itself (a lost wake-up)."""
+
+
+class ScoringWorker:
+    """One scoring daemon thread per process, woken by dispatches; a Dispatcher."""
+
+    name = "tailboard-scorer"
+
+    def __init__(self, runtime: Runtime, *, idle_seconds: float = IDLE_SECONDS) -> None:
+        self.runtime = runtime
+        self.idle_seconds = idle_seconds
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+
+    def dispatch(self, submission_id: int) -> None:
+        """Wake this process's scorer thread (started if needed) for a committed, queued submission."""
+        self.start()
+        self._wake.set()
+
+    def start(self) -> None:
+        """Start this process's scorer thread unless it runs already (a forked worker starts its own)."""
+        if self._pid == os.getpid():
+            return
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._wake, self._stop = threading.Event(), threading.Event()
+            threading.Thread(target=self._loop, args=(self._wake, self._stop), name=self.name, daemon=True).start()
+
+    def stop(self) -> None:
+        """Ask the thread to stop after the submission it is scoring."""
+        self._stop.set()
+        self._wake.set()
+
+    def drain(self) -> list[int]:
+        """Score ready submissions in fair order until none waits; return their ids (what a wake-up runs)."""
+        scored: list[int] = []
+        while not self._stop.is_set():
+            picked = self._score_one()
+            if picked is None:
+                break
+            scored.append(picked)
+        return scored
+
+    def _score_one(self) -> int | None:
+        """Score the fairest ready submission in a fresh session; None when none waits or the database is away."""
+        try:
+            with self.runtime.sessions() as session:
+                return scoring_runs.score_next(self.runtime.context(session))
+        except Exception:  # the database may be away: the submission stays queued, the sweep wakes us again
+            log.exception("the embedded scorer failed to take a submission; it tries again when woken")
+            return None
+
+    def _loop(self, wake: threading.Event, stop: threading.Event) -> None:
+        while not stop.is_set():
+            wake.wait(self.idle_seconds)
+            wake.clear()  # cleared before draining: a dispatch during the drain wakes another round
+            if not stop.is_set():
+                self.drain()
+
+
+def init_app(app: Any, runtime: Runtime) -> None:
+    """In embedded mode outside tests, score on a thread of each serving process instead of in the request."""
+    settings = runtime.settings
+    if settings.scoring_mode != "inline" or settings.testing:
+        return
+    worker = ScoringWorker(runtime)
+    runtime.dispatcher = worker
+    app.extensions["tailboard_scorer"] = worker

@@ -1,0 +1,103 @@
+"""Embedded scoring runs on a scorer thread of the serving process: an upload returns before it is scored."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import threading
+import time
+
+import pytest
+
+from leaderboard import create_app
+from leaderboard.board import BoardQuery, ranking
+from leaderboard.models import Submission
+from leaderboard.submissions import accept_submission, scoring_runs
+from leaderboard.workers import scorer
+
+WAIT_CEILING = 60.0
+"""Generous ceiling on waiting for the scorer thread (an event, not a timed assertion)."""
+
+
+def wait_for_status(ctx, submission_id: int, status: str) -> str:
+    """Poll the submission until it has status (or the ceiling passes); return the last status read."""
+    deadline = time.monotonic() + WAIT_CEILING
+    while True:
+        ctx.session.expire_all()
+        found = ctx.session.get(Submission, submission_id).status
+        if found == status or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+@pytest.mark.backends("sqlite")
+@pytest.mark.parametrize(("changes", "threaded"), [
+    ({"testing": False}, True),
+    ({"testing": True}, False),
+    ({"testing": False, "scoring_mode": "celery", "celery_broker_url": "memory://"}, False),
+], ids=["embedded", "tests", "celery"])
+def test_only_an_embedded_instance_outside_tests_scores_on_a_thread(settings, changes, threaded):
+    app = create_app({**dataclasses.asdict(settings), **changes})
+    runtime = app.extensions["tailboard"]
+    assert isinstance(runtime.dispatcher, scorer.ScoringWorker) is threaded
+    assert ("tailboard_scorer" in app.extensions) is threaded
+    runtime.engine.dispose()
+
+
+def test_an_upload_returns_queued_and_the_scorer_thread_puts_it_on_the_board(ctx, make_phase, make_user,
+                                                                            make_predictions, monkeypatch):
+    phase, user = make_phase(), make_user(display_name="threaded uploader")
+    worker = scorer.ScoringWorker(ctx.runtime)
+    monkeypatch.setattr(ctx.runtime, "dispatcher", worker)
+    release = threading.Event()
+    original = scoring_runs.score_next
+
+    def held(run_ctx):
+        release.wait(WAIT_CEILING)  # the scorer waits until the upload has returned
+        return original(run_ctx)
+
+    monkeypatch.setattr(scoring_runs, "score_next", held)
+    try:
+        submission = accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv",
+                                       stream=io.BytesIO(make_predictions(wrong=1)))
+        assert submission.status == "queued"  # returned without scoring: the thread does it
+        release.set()
+        assert wait_for_status(ctx, submission.id, "scored") == "scored"
+    finally:
+        release.set()
+        worker.stop()
+    board = ranking.leaderboard(ctx, phase_id=phase.id, query=BoardQuery(every_row=True))
+    assert "threaded uploader" in [row.display_name for row in board.rows]
+
+
+def test_one_wake_up_scores_every_ready_submission(ctx, make_phase, make_user, make_predictions, monkeypatch):
+    phase = make_phase()
+
+    class Lost:
+        def dispatch(self, submission_id: int) -> None:
+            """Lose the wake-up, as a killed process would."""
+
+    monkeypatch.setattr(ctx.runtime, "dispatcher", Lost())
+    ids = [accept_submission(ctx, phase_id=phase.id, user=make_user(), filename="p.csv",
+                             stream=io.BytesIO(make_predictions())).id for _ in range(3)]
+    worker = scorer.ScoringWorker(ctx.runtime)
+    assert sorted(worker.drain()) == sorted(ids)
+    ctx.session.expire_all()
+    assert {ctx.session.get(Submission, i).status for i in ids} == {"scored"}
+    assert worker.drain() == []
+
+
+@pytest.mark.backends("sqlite")
+def test_a_process_starts_one_scorer_thread_however_many_dispatches_wake_it(runtime):
+    worker = scorer.ScoringWorker(runtime)
+
+    def scorer_threads() -> int:
+        return sum(1 for t in threading.enumerate() if t.name == scorer.ScoringWorker.name and t.is_alive())
+
+    before = scorer_threads()
+    try:
+        for n in range(3):
+            worker.dispatch(n)
+        assert scorer_threads() == before + 1
+    finally:
+        worker.stop()
