@@ -10,8 +10,10 @@ process's id, so a run killed before its cleanup is cleaned up by the next one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 from dataclasses import dataclass, field
 
@@ -42,14 +44,22 @@ def netns_problem() -> str | None:
 
 
 def remove_leftovers() -> None:
-    """Delete the namespaces and bridges of earlier runs whose process is gone."""
+    """Kill the processes of earlier runs' namespaces whose test process is gone; delete those and their bridges."""
     for line in ip("netns", "list").stdout.splitlines():
         match = re.match(rf"({PREFIX}-(\d+)-\S+)", line)
         if match and not _alive(int(match.group(2))):
+            for pid in ip("netns", "pids", match.group(1), check=False).stdout.split():
+                _kill(int(pid))
             ip("netns", "del", match.group(1), check=False)
     for match in re.finditer(r"^\d+: (tbs(\d+)br)[:@]", ip("-o", "link", "show").stdout, re.MULTILINE):
         if not _alive(int(match.group(2))):
             ip("link", "del", match.group(1), check=False)
+
+
+def _kill(pid: int) -> None:
+    """Kill one process with -9, if it still exists."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def _alive(pid: int) -> bool:
