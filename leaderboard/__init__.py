@@ -53,7 +53,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     runtime = build_runtime(settings, score=score_in_turn, board_changed=board_changed, run_job=run_job)
     context.init_app(app, runtime)
-    app.wsgi_app = BoardCache(app.wsgi_app, runtime)  # type: ignore[method-assign]  # anonymous board reads
+    app.wsgi_app = BoardCache(app.wsgi_app, runtime, app)  # type: ignore[method-assign]  # board reads
     scorer.init_app(app, runtime)  # before anything dispatches: embedded scoring off the request path
     sweeper.init_app(app, runtime)
     job_worker.init_app(app, runtime)

@@ -18,6 +18,7 @@ from leaderboard.web.api.openapi import operation
 from leaderboard.web.api.parsing import board_query, parse_json, parse_query, respond
 from leaderboard.web.board_cache.pages import cached_response
 from leaderboard.web.board_cache.shared import JSON_MARKS, JSON_UNMARKED, Marker, shared_body
+from leaderboard.web.board_cache.viewers import leave_parts
 
 
 @bp.get("/phases/<id:phase_id>")
@@ -42,6 +43,9 @@ def get_leaderboard(phase_id: int) -> Response | tuple[Response, int]:
         return _csv(phase_id, board, personal=viewer is not None)
     body = shared_body(("json", board.cache_key), lambda mark: _marked_json(board.for_everyone(), mark), quoted=True)
     mine = [row.mine for row in board.rows]
+    if viewer is not None:  # what the micro-cache needs to answer this token's next read without the app
+        leave_parts(body, board.rows, competition_id=board.phase.competition_id, version=board.version,
+                    marks=JSON_MARKS, unmarked=JSON_UNMARKED)
     return cached_response(board.cache_key, lambda: body.fill(mine, JSON_MARKS, JSON_UNMARKED),
                            personal=viewer is not None, mimetype="application/json")
 

@@ -7,9 +7,11 @@ so each process keeps the last such responses, headers included, and answers a r
 read with at most one small query and no Flask request at all (304 when the ETag matches).
 Query parameters a board read does not understand (``?utm=...``) are dropped from every
 board read's query string before the app or a key sees them (``canonical_query``), so
-they never make a new entry. A request with a cookie or an Authorization header, a board
-with changes pending, or anything else goes to the app (which serves a logged-in reader
-from the body kept for everyone, board_cache/shared.py); a response is kept only when the app marked it shareable
+they never make a new entry. A request with a cookie or an Authorization header is a
+viewer's read: board_cache/viewers.py answers it from the body kept for everyone plus the
+viewer's marks and the page around it as they see it, or lets the app answer and keeps the
+parts the app leaves. A board with changes pending, or anything else, goes to the app; an
+anonymous response is kept only when the app marked it shareable
 (an ETag from board_cache/pages.py, no Set-Cookie). Like nginx's proxy cache, but it knows
 when the board moved: it remembers a board's state until web/board_cache/watch.py says it may
 have changed (on SQLite, at once from any process on the host; on PostgreSQL, this
@@ -27,6 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from flask import Flask
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -34,6 +37,7 @@ from leaderboard.board import QUERY_KEYS, anonymous_key, anonymous_row
 from leaderboard.platform import Runtime
 from leaderboard.web.board_cache.lru import BoundedLru
 from leaderboard.web.board_cache.pages import STAMP
+from leaderboard.web.board_cache.viewers import ViewerReads
 from leaderboard.web.board_cache.watch import MAX_AGE_SECONDS, BoardWatch
 from leaderboard.web.converters import MAX_ID, decimal_range_regex
 
@@ -63,7 +67,7 @@ def _state_engine(runtime: Runtime) -> Engine:
 class BoardCache:
     """WSGI middleware serving anonymous board reads from a per-process cache keyed by the board's state."""
 
-    def __init__(self, app: WsgiApp, runtime: Runtime) -> None:
+    def __init__(self, app: WsgiApp, runtime: Runtime, flask_app: Flask | None = None) -> None:
         self.app, self.runtime = app, runtime
         self.engine = _state_engine(runtime)
         self.watch = BoardWatch(runtime.engine)
@@ -71,6 +75,7 @@ class BoardCache:
         self.stored: BoundedLru[Stored] = BoundedLru(entries=SIZE, max_bytes=MAX_BYTES)
         self.lock = threading.Lock()
         self.filling: dict[tuple[Any, ...], threading.Lock] = {}
+        self.viewers = None if flask_app is None else ViewerReads(flask_app, self.engine)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Answer a cached anonymous board read, or pass the request to the app (keeping a shareable answer)."""
@@ -78,13 +83,11 @@ class BoardCache:
         if found is None or environ.get("REQUEST_METHOD") != "GET":
             return self.app(environ, start_response)
         environ["QUERY_STRING"] = canonical_query(environ.get("QUERY_STRING", ""))
-        if environ.get("HTTP_COOKIE") or environ.get("HTTP_AUTHORIZATION") or len(environ["QUERY_STRING"]) > MAX_QUERY:
+        if len(environ["QUERY_STRING"]) > MAX_QUERY:
             return self.app(environ, start_response)
-        try:
-            state = self._state(int(found.group(1)))
-        except SQLAlchemyError:  # e.g. a connection the database dropped: the app's own path copes (pre-ping)
-            log.warning("the board cache could not read the board's state; passing the request on", exc_info=True)
-            state = None
+        if environ.get("HTTP_COOKIE") or environ.get("HTTP_AUTHORIZATION"):
+            return self._for_viewer(int(found.group(1)), environ, start_response)
+        state = self._safe_state(int(found.group(1)))
         if state is None:
             return self.app(environ, start_response)
         key = (state, environ.get("PATH_INFO"), environ.get("QUERY_STRING", ""), STAMP)
@@ -102,6 +105,36 @@ class BoardCache:
             finally:
                 with self.lock:
                     self.filling.pop(key, None)
+
+    def _for_viewer(self, phase_id: int, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Answer a logged-in or token board read from kept parts (board_cache/viewers.py), else through the app."""
+        if self.viewers is None:
+            return self.app(environ, start_response)
+        state = self._safe_state(phase_id)
+        try:
+            viewer = None if state is None else self.viewers.identify(environ)
+        except SQLAlchemyError:
+            log.warning("the board cache could not check the reader; passing the request on", exc_info=True)
+            viewer = None
+        if state is None or viewer is None:
+            return self.app(environ, start_response)
+        key = (state, environ.get("PATH_INFO"), environ.get("QUERY_STRING", ""), STAMP)
+        try:
+            answered = self.viewers.answer(viewer, key, environ, start_response)
+        except SQLAlchemyError:
+            log.warning("the board cache could not read the reader's teams; passing the request on", exc_info=True)
+            answered = None
+        if answered is not None:
+            return answered
+        return self.viewers.through_app(self.app, viewer, key, environ, start_response)
+
+    def _safe_state(self, phase_id: int) -> tuple[Any, ...] | None:
+        """Return the board's state key, or None when it cannot be read (the app's own path copes)."""
+        try:
+            return self._state(phase_id)
+        except SQLAlchemyError:  # e.g. a connection the database dropped: the app's own path copes (pre-ping)
+            log.warning("the board cache could not read the board's state; passing the request on", exc_info=True)
+            return None
 
     def _state(self, phase_id: int) -> tuple[Any, ...] | None:
         """Return the board state key of phase_id: remembered while the watch says nothing moved, else queried."""

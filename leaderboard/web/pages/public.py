@@ -8,7 +8,6 @@ from typing import Any
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, send_file, url_for
 from flask_login import current_user, login_required
-from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from leaderboard import submissions
@@ -32,7 +31,8 @@ from leaderboard.phase_data import public_file, public_file_names
 from leaderboard.platform import Conflict, Forbidden, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid
 from leaderboard.web.board_cache.pages import cached_page
 from leaderboard.web.board_cache.rows import RowPrinter
-from leaderboard.web.board_cache.shared import HTML_MARKS, Marker, shared_body
+from leaderboard.web.board_cache.shared import HTML_MARKS, Marker, SharedBody, shared_body
+from leaderboard.web.board_cache.viewers import framed, leave_parts
 from leaderboard.web.charts import board_chart
 from leaderboard.web.context import ctx
 from leaderboard.web.extensions import limiter, login_manager
@@ -180,8 +180,16 @@ def leaderboard(phase_id: int) -> Response:
     everyone = board.for_everyone()  # the shared body is rendered for no viewer: marks are filled in per request
     body = shared_body(("page", board.cache_key), lambda mark: _ranking_body(everyone, mark))
     mine = [row.mine for row in board.rows]
-    return cached_page(board.cache_key, lambda: render_template(
-        "public/leaderboard.html", phase=board.phase, ranking=Markup(body.fill(mine, HTML_MARKS))))
+    return cached_page(board.cache_key, lambda: _viewer_page(board, body, mine))
+
+
+def _viewer_page(board: Leaderboard, body: SharedBody, mine: list[bool]) -> str:
+    """Return the ranking page with the viewer's rows marked; for a logged-in viewer, leave its parts for the cache."""
+    frame = framed(lambda hole: render_template("public/leaderboard.html", phase=board.phase, ranking=hole))
+    if current_user.is_authenticated:
+        leave_parts(body, board.rows, competition_id=board.phase.competition_id, version=board.version,
+                    marks=HTML_MARKS, frame=frame)
+    return frame[0] + body.fill(mine, HTML_MARKS) + frame[1]
 
 
 def _ranking_body(board: Leaderboard, mark: Marker) -> str:
