@@ -88,6 +88,7 @@ class HostProcess:
 def listening(address: str, port: int) -> Callable[[HostProcess], bool]:
     """Return a readiness check: something accepts connections at address:port."""
     def check(_process: HostProcess) -> bool:
+        """Return whether a connection to address:port succeeds now."""
         try:
             socket.create_connection((address, port), timeout=0.5).close()
             return True

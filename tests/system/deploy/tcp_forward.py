@@ -37,6 +37,7 @@ async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
 def connection_handler(target_host: str, target_port: int):  # noqa: ANN201 (asyncio's callback type)
     """Return a handler that joins each accepted connection to a new connection to the target."""
     async def handle(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        """Connect to the target and copy both ways until both sides close."""
         try:
             server_reader, server_writer = await asyncio.open_connection(target_host, target_port)
         except OSError:

@@ -18,6 +18,7 @@ Namespaces need root (CAP_NET_ADMIN): elsewhere the tests skip and say why; unde
 from __future__ import annotations
 
 import shutil
+import socket
 import sys
 import threading
 import time
@@ -98,6 +99,7 @@ def throwaway_database(stack: ExitStack) -> str:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
 
     def drop() -> None:
+        """Drop the database, whoever is still connected."""
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
@@ -187,18 +189,18 @@ def broker_client() -> Celery:
     return Celery("tailboard", broker=f"redis://127.0.0.1:6379/{REDIS_DB}")
 
 
-def set_consuming(client: Celery, workers: dict[str, bool]) -> None:
-    """Make each named worker consume the scoring queue (True) or stop taking new tasks (False)."""
-    for host, on in workers.items():
-        names = [name for reply in client.control.ping(timeout=2) for name in reply if name.startswith(f"{host}@")]
-        assert names, f"worker {host} answered no ping"
-        action = client.control.add_consumer if on else client.control.cancel_consumer
-        action("celery", destination=names, reply=True, timeout=5)
+def set_consuming(client: Celery, hosts: list[str], *, on: bool) -> None:
+    """Make the workers of these hosts consume the scoring queue (on) or take no new task, all in one broadcast."""
+    names = [f"{host}@{socket.gethostname()}" for host in hosts]  # their --hostname, host@%h
+    action = client.control.add_consumer if on else client.control.cancel_consumer
+    replies = action("celery", destination=names, reply=True, timeout=10)
+    assert len(replies) == len(names), f"{names} answered {replies}"
 
 
 def queue_batch(cluster: Cluster, count: int) -> set[int]:
     """Upload count files through both web hosts by the rush participants; return the acknowledged ids."""
     def one(index: int) -> int:
+        """Upload one file; return its id."""
         response = cluster.upload(["web-a", "web-b"][index % 2],
                                   THROUGHPUT_PARTICIPANTS[index % len(THROUGHPUT_PARTICIPANTS)])
         assert response.status_code == 202, response.text
@@ -210,12 +212,12 @@ def queue_batch(cluster: Cluster, count: int) -> set[int]:
 
 def scoring_time(cluster: Cluster, client: Celery, workers: list[str]) -> float:
     """Queue a batch while no worker consumes, let the given workers take it; return seconds until all scored."""
-    set_consuming(client, {host: False for host in ("worker-1", "worker-2")})
+    set_consuming(client, ["worker-1", "worker-2"], on=False)
     ids = queue_batch(cluster, BATCH)
     early = {i for i, status in cluster.statuses(ids).items() if status != "queued"}
     assert early == set(), f"scored while no worker consumed: {early}"
     started = time.time()
-    set_consuming(client, {host: True for host in workers})
+    set_consuming(client, workers, on=True)
     assert cluster.wait_scored(ids, seconds=120), cluster.logs(*workers)
     last = as_aware_utc(max(cluster.scored_at(ids).values())).timestamp()
     return last - started
@@ -230,7 +232,7 @@ def test_a_second_worker_host_doubles_scoring_throughput(cluster: Cluster) -> No
         one = scoring_time(cluster, client, ["worker-1"])
         two = scoring_time(cluster, client, ["worker-1", "worker-2"])
     finally:
-        set_consuming(client, {"worker-1": True, "worker-2": True})
+        set_consuming(client, ["worker-1", "worker-2"], on=True)
     print(f"\n{BATCH} queued submissions scored in {one:.1f} s by one worker host, in {two:.1f} s by two "
           f"({two / one:.2f}x the time)")
     assert two <= 0.7 * one, (one, two)
@@ -309,6 +311,7 @@ def upload_with_failover(cluster: Cluster, participant: str, first: str, uploads
 def keep_uploading(cluster: Cluster, uploads: Uploads, stop: threading.Event) -> list[threading.Thread]:
     """Start one client per chaos participant (half start on web-a, half on web-b) uploading until stop is set."""
     def client(index: int) -> None:
+        """Upload as one participant until stopped."""
         while not stop.is_set():
             upload_with_failover(cluster, CHAOS_PARTICIPANTS[index], ["web-a", "web-b"][index % 2], uploads)
             time.sleep(0.3)
