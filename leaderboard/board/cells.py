@@ -12,12 +12,15 @@ label file: the board's signature), every cell of the phase is computed again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any, TypeVar
 
 from sqlalchemy import delete, exists, insert, select
+from sqlalchemy.orm import Session
 
 from leaderboard.board.layout import BOARDS, BoardLayout
+from leaderboard.board.refresh_lock import Writes
 from leaderboard.disclosure import visible_results
 from leaderboard.models import Baseline, Board, Phase, Score, ScoreCell, Submission
 from leaderboard.platform import ServiceContext
@@ -25,6 +28,7 @@ from leaderboard.platform import ServiceContext
 CHUNK = 200  # result objects held in memory at once while computing cells
 Cell = tuple[float | None, float | None, float | None, float | None]  # value, lo, hi, error (None: exact)
 NO_CELL: Cell = (None, None, None, None)
+T = TypeVar("T")
 CURVE_PREFIX = "curve."  # the popularity curve's cells (curve_cells), never a metric path
 
 
@@ -157,12 +161,14 @@ def _number(value: Any) -> float | None:
 
 
 def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, board: Board,
-                 submissions: set[int] | None = None) -> bool:
+                 submissions: set[int] | None = None, writes: Writes | None = None) -> bool:
     """Compute the cells of active scores that have none (of the phase, or of some submissions); return if any.
 
     A new signature (views, settings, labels changed) recomputes every cell of the phase;
-    cells of retired scores are dropped.
+    cells of retired scores are dropped. Writes go through ``writes`` (board/refresh_lock.py:
+    short transactions of their own on SQLite), by default in the caller's transaction.
     """
+    write = writes.write if writes is not None else _at_once
     session = ctx.session
     changed = board.signature != layout.signature
     if changed:
@@ -176,7 +182,7 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, boar
         select(Score.id).join(Submission, Submission.id == Score.submission_id)
         .where(*scope, Score.retired_at.is_not(None), exists().where(ScoreCell.score_id == Score.id))))
     for start in range(0, len(retired), CHUNK):
-        session.execute(delete(ScoreCell).where(ScoreCell.score_id.in_(retired[start:start + CHUNK])))
+        write(partial(_drop_cells, session, retired[start:start + CHUNK]))
     missing = list(session.execute(
         select(Score.id, (Baseline.kind == "builtin").label("builtin"))
         .join(Submission, Submission.id == Score.submission_id)
@@ -193,5 +199,20 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, boar
                 for score_id, result in results
                 for board_name, path, cell in score_cells(result, phase=phase, layout=layout, builtin=chunk[score_id])]
         if rows:
-            session.execute(insert(ScoreCell), rows)
+            write(partial(_insert_cells, session, rows))
     return changed or bool(missing)
+
+
+def _drop_cells(session: Session, score_ids: list[int]) -> None:
+    """Delete the cells of these scores."""
+    session.execute(delete(ScoreCell).where(ScoreCell.score_id.in_(score_ids)))
+
+
+def _insert_cells(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Insert computed cells."""
+    session.execute(insert(ScoreCell), rows)
+
+
+def _at_once(action: Callable[[], T]) -> T:
+    """Run a write in the caller's transaction."""
+    return action()

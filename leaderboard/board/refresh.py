@@ -11,6 +11,7 @@ only rows that differ are written; a pair of rows already adjacent keeps its p-v
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, select, update
@@ -20,6 +21,7 @@ from leaderboard.board.build import entry_rows, ladder_decisions, load_candidate
 from leaderboard.board.cells import ensure_cells
 from leaderboard.board.layout import BOARDS, board_layout
 from leaderboard.board.rank import previous_pairs, rank_rows
+from leaderboard.board.refresh_lock import Writes
 from leaderboard.models import Board, BoardRow, Phase
 from leaderboard.platform import ServiceContext
 
@@ -29,13 +31,27 @@ ROW_FIELDS = ("position", "submission_id", "score_id", "user_id", "team_id", "di
 KEY_FIELDS = ("phase_id", "board", "view", "entry")
 
 
-def rebuild(ctx: ServiceContext, *, phase: Phase, board: Board, dirty: set[int] | None) -> bool:
-    """Bring the phase's rows up to date (every entry, or the owners of ``dirty`` submissions); True if any changed."""
+@dataclass(frozen=True)
+class RowPlan:
+    """The rows a refresh computed, the stored rows they replace, and whether cells changed on a full rebuild."""
+
+    existing: list[dict[str, Any]]
+    rows: list[dict[str, Any]]
+    full_cells_changed: bool
+
+
+def rebuild(ctx: ServiceContext, *, phase: Phase, board: Board, dirty: set[int] | None, writes: Writes) -> RowPlan:
+    """Compute the phase's rows (every entry, or the owners of ``dirty`` submissions); apply_plan writes them.
+
+    Missing cells are written through ``writes`` as they are computed; a change of views or
+    settings (or no board yet) turns a partial rebuild into a full one, holding the write lock.
+    """
     layout = board_layout(ctx, phase)
     existing = _existing(ctx.session, phase.id)
     if dirty is not None and (board.signature != layout.signature or not existing):
         dirty = None  # the views or settings changed, or there is no board yet: everything
-    cells_changed = ensure_cells(ctx, phase=phase, layout=layout, board=board, submissions=dirty)
+        writes.hold()
+    cells_changed = ensure_cells(ctx, phase=phase, layout=layout, board=board, submissions=dirty, writes=writes)
     owners = None if dirty is None else owners_of(ctx, dirty)
     candidates = load_candidates(ctx, phase=phase, layout=layout, owners=owners)
     ladder = ladder_decisions(ctx, phase=phase, layout=layout, candidates=candidates)
@@ -53,8 +69,13 @@ def rebuild(ctx: ServiceContext, *, phase: Phase, board: Board, dirty: set[int] 
                                ladder=ladder, pool=pool)
             rows.extend(rank_rows(ctx, phase=phase, board=board_name, metric=view.metric, rows=kept + fresh,
                                   previous=previous_pairs(old)))
-    rows_changed = _write(ctx.session, existing, rows)
-    return rows_changed or (cells_changed and dirty is None and bool(rows))
+    return RowPlan(existing=existing, rows=rows, full_cells_changed=cells_changed and dirty is None)
+
+
+def apply_plan(session: Session, plan: RowPlan) -> bool:
+    """Make the phase's stored rows those of plan (only rows that differ are written); True if the board changed."""
+    rows_changed = _write(session, plan.existing, plan.rows)
+    return rows_changed or (plan.full_cells_changed and bool(plan.rows))
 
 
 def _owner(entry: str) -> str:

@@ -1,20 +1,24 @@
 """The materialized board of a phase: announced changes, refreshes that never lose one, and the rows' version.
 
 Protocol (docs/RANKING.md). A writer commits its change, then ``announce`` adds one to
-the phase's ``boards.wanted`` in a short transaction of its own, then ``refresh`` runs in
-a fresh session: it takes the phase's refresh lock (PostgreSQL: a transaction-level
-advisory lock; SQLite: the database's write lock, taken by the first statement), reads
+the phase's ``boards.wanted`` in a short transaction of its own (retried when the database
+is briefly busy: a lost announcement would keep a scored entry off the board), then
+``refresh`` runs in a fresh session: it takes the phase's refresh turn (PostgreSQL: a
+transaction-level advisory lock; SQLite: a per-phase lock of its own, board/refresh_lock.py,
+so the database's write lock is held only for short writes, and by a full rebuild), reads
 ``wanted``, and unless ``built`` already covers it rebuilds the rows from the data
 committed so far, writes only the rows that differ, sets ``built`` to what it read
 and, when rows changed, a new ``version`` (random: the per-process caches key on it, and
 a random value never repeats one of another database or of a re-created phase id, as a
 counter would). Any change announced before a refresh took
-the lock is in what that refresh read, so concurrent writers coalesce: one waits for
+the turn is in what that refresh read, so concurrent writers coalesce: one waits for
 the other's refresh and then finds its own change already built. A reader seeing
 ``built < wanted`` (a writer between its commit and its refresh, or a refresh that
-failed) refreshes first, so no one reads a board older than a change whose writer has
-returned. Both boards (while open, after close) are built every time, so a phase that
-closes by the clock shows its after-close board at once, without any write.
+failed) refreshes first unless a refresh is under way (then its writer has not returned
+yet, and the reader shows the rows as they are, without waiting), so no one reads a board
+older than a change whose writer has returned. Both boards (while open, after close) are
+built every time, so a phase that closes by the clock shows its after-close board at once,
+without any write.
 """
 
 from __future__ import annotations
@@ -22,15 +26,18 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable
+from functools import partial
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import case, delete, insert, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from leaderboard.board.refresh import rebuild
+from leaderboard.board.refresh import apply_plan, rebuild
+from leaderboard.board.refresh_lock import Writes, sqlite_turn
 from leaderboard.models import Board, BoardDirty, Phase
 from leaderboard.platform import ServiceContext
 from leaderboard.platform.db import utcnow
+from leaderboard.platform.sessions import quick_retries
 
 log = logging.getLogger(__name__)
 
@@ -43,32 +50,55 @@ def announce(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterable[int
     ``submission_ids`` names the submissions whose entries changed (a refresh then rebuilds
     only their owners' rows); None means anything may have changed (a full rebuild).
     """
-    ids = [None] if submission_ids is None else list(dict.fromkeys(submission_ids))
+    ids: list[int | None] = [None] if submission_ids is None else list(dict.fromkeys(submission_ids))
     with ctx.runtime.sessions() as session:
-        _ensure_row(session, phase_id)
-        session.execute(update(Board).where(Board.phase_id == phase_id).values(wanted=Board.wanted + 1))
-        if ids:
-            session.execute(insert(BoardDirty), [{"phase_id": phase_id, "submission_id": i} for i in ids])
-        wanted = session.scalar(select(Board.wanted).where(Board.phase_id == phase_id))
-        session.commit()
+        return quick_retries(lambda: _announce(session, phase_id, ids), session=session,
+                             what=f"announcing a change to the board of phase {phase_id}")
+
+
+def _announce(session: Session, phase_id: int, ids: list[int | None]) -> int:
+    """Add one to the phase's wanted and mark the changed submissions, committed; return the new wanted."""
+    _ensure_row(session, phase_id)
+    session.execute(update(Board).where(Board.phase_id == phase_id).values(wanted=Board.wanted + 1))
+    if ids:
+        session.execute(insert(BoardDirty), [{"phase_id": phase_id, "submission_id": i} for i in ids])
+    wanted = session.scalar(select(Board.wanted).where(Board.phase_id == phase_id))
+    session.commit()
     return int(wanted or 0)
 
 
-def refresh(ctx: ServiceContext, *, phase_id: int, covering: int | None = None) -> bool:
+def refresh(ctx: ServiceContext, *, phase_id: int, covering: int | None = None, wait: bool = True) -> bool:
     """Rebuild the phase's board unless it already reflects ``covering`` (default: every announced change).
 
-    Runs in a session of its own and returns whether the rows changed. Only the entries of
-    announced submissions are rebuilt, unless a change asked for everything.
+    Runs in a session of its own, in the phase's refresh turn, and returns whether the rows
+    changed. Only the entries of announced submissions are rebuilt, unless a change asked
+    for everything. Writers wait for the turn: whoever had it before them may have read
+    their change already, and then they find it built (a burst of changes coalesces into
+    few refreshes). A reader passes ``wait=False``: while another refresh runs, it returns
+    False at once and reads the rows as they are (that refresh's writer has not returned).
     """
+    engine = ctx.runtime.engine
+    if engine.dialect.name != "sqlite":
+        return _refresh_in_turn(ctx, phase_id=phase_id, covering=covering, wait=wait, sqlite=False)
+    with sqlite_turn(engine.url.database, phase_id, wait=wait) as mine:
+        return mine and _refresh_in_turn(ctx, phase_id=phase_id, covering=covering, wait=wait, sqlite=True)
+
+
+def _refresh_in_turn(ctx: ServiceContext, *, phase_id: int, covering: int | None, wait: bool, sqlite: bool) -> bool:
+    """Refresh the phase's board (SQLite: its turn held, reading and writing in short transactions)."""
     with ctx.runtime.sessions() as session:
-        _lock(session, phase_id)
-        _ensure_row(session, phase_id)
+        if not sqlite and not _lock(session, phase_id, wait=wait):
+            session.rollback()
+            return False
+        writes = Writes(session, short=sqlite, take_lock=partial(_lock, session, phase_id, wait=True))
+        if session.get(Board, phase_id, populate_existing=True) is None:
+            writes.write(lambda: _ensure_row(session, phase_id))
         board = session.get(Board, phase_id, populate_existing=True)
         phase = session.get(Phase, phase_id)
         if board is None or phase is None:  # the phase was deleted meanwhile
             session.rollback()
             return False
-        target = board.wanted
+        target, version = board.wanted, board.version
         if board.built >= (target if covering is None else covering) and board.signature:
             session.rollback()
             return False
@@ -77,13 +107,21 @@ def refresh(ctx: ServiceContext, *, phase_id: int, covering: int | None = None) 
         # no mark at all: a change announced without saying what (or already built by a refresh that read
         # its mark before its count): rebuild everything rather than risk missing it
         everything = not marks or any(sub_id is None for _, sub_id in marks) or not board.signature
+        if everything:
+            writes.hold()
         dirty = None if everything else {int(sub_id) for _, sub_id in marks if sub_id is not None}
-        changed = rebuild(ctx.runtime.context(session), phase=phase, board=board, dirty=dirty)
-        for start in range(0, len(marks), 500):
-            session.execute(delete(BoardDirty).where(BoardDirty.id.in_([m[0] for m in marks[start:start + 500]])))
-        board.built = max(board.built, target)
-        board.version = _new_version(board.version) if changed else board.version
-        board.refreshed_at = utcnow()
+        plan = rebuild(ctx.runtime.context(session), phase=phase, board=board, dirty=dirty, writes=writes)
+
+        def finish() -> bool:
+            changed = apply_plan(session, plan)
+            for start in range(0, len(marks), 500):
+                session.execute(delete(BoardDirty).where(BoardDirty.id.in_([m[0] for m in marks[start:start + 500]])))
+            session.execute(update(Board).where(Board.phase_id == phase_id).values(
+                built=case((Board.built < target, target), else_=Board.built),
+                version=_new_version(version) if changed else version, refreshed_at=utcnow()))
+            return changed
+
+        changed = writes.write(finish)
         session.commit()
         return changed
 
@@ -120,7 +158,7 @@ def fresh_version(ctx: ServiceContext, *, phase_id: int, board: Board | None) ->
     if board is not None and board.built >= board.wanted and board.signature:
         return board.version
     try:
-        refresh(ctx, phase_id=phase_id)
+        refresh(ctx, phase_id=phase_id, wait=False)  # a refresh under way: read the rows as they are
     except Exception:  # the last good rows are still there: show them rather than nothing
         log.exception("refreshing the board of phase %s failed; showing its last built rows", phase_id)
     ctx.session.commit()
@@ -128,12 +166,20 @@ def fresh_version(ctx: ServiceContext, *, phase_id: int, board: Board | None) ->
     return 0 if again is None else again.version
 
 
-def _lock(session: Session, phase_id: int) -> None:
-    """Take the phase's refresh lock until the end of the transaction (the session's first statement)."""
+def _lock(session: Session, phase_id: int, *, wait: bool) -> bool:
+    """Take the phase's refresh lock until the end of the transaction (its first statement); False if busy, not wait.
+
+    PostgreSQL: the advisory lock (other writers go on meanwhile). SQLite: the database's
+    write lock, by a write first, held by a full rebuild only (board/refresh_lock.py).
+    """
     if session.get_bind().dialect.name == "postgresql":
+        if not wait:
+            return bool(session.scalar(text("SELECT pg_try_advisory_xact_lock(:cls, :key)"),
+                                       {"cls": LOCK_CLASS, "key": phase_id}))
         session.execute(text("SELECT pg_advisory_xact_lock(:cls, :key)"), {"cls": LOCK_CLASS, "key": phase_id})
-    else:  # SQLite: a write first, so the transaction holds the write lock before it reads anything
-        session.execute(update(Board).where(Board.phase_id == phase_id).values(refreshed_at=Board.refreshed_at))
+        return True
+    session.execute(update(Board).where(Board.phase_id == phase_id).values(refreshed_at=Board.refreshed_at))
+    return True
 
 
 def _ensure_row(session: Session, phase_id: int) -> None:

@@ -19,6 +19,18 @@ WAIT_CEILING = 60.0
 """Generous ceiling on waiting for the scorer thread (an event, not a timed assertion)."""
 
 
+def wait_for_board(ctx, phase_id: int, name: str) -> list[str]:
+    """Read the board until name shows (or the ceiling passes); return the names last read."""
+    deadline = time.monotonic() + WAIT_CEILING
+    while True:
+        ctx.session.commit()
+        names = [row.display_name for row in ranking.leaderboard(
+            ctx, phase_id=phase_id, query=BoardQuery(every_row=True)).rows]
+        if name in names or time.monotonic() > deadline:
+            return names
+        time.sleep(0.05)
+
+
 def wait_for_status(ctx, submission_id: int, status: str) -> str:
     """Poll the submission until it has status (or the ceiling passes); return the last status read."""
     deadline = time.monotonic() + WAIT_CEILING
@@ -63,11 +75,10 @@ def test_an_upload_returns_queued_and_the_scorer_thread_puts_it_on_the_board(ctx
         assert submission.status == "queued"  # returned without scoring: the thread does it
         release.set()
         assert wait_for_status(ctx, submission.id, "scored") == "scored"
+        assert "threaded uploader" in wait_for_board(ctx, phase.id, "threaded uploader")
     finally:
         release.set()
         worker.stop()
-    board = ranking.leaderboard(ctx, phase_id=phase.id, query=BoardQuery(every_row=True))
-    assert "threaded uploader" in [row.display_name for row in board.rows]
 
 
 def test_one_wake_up_scores_every_ready_submission(ctx, make_phase, make_user, make_predictions, monkeypatch):
