@@ -10,6 +10,7 @@ tells more than the page does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -163,7 +164,7 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
     loaded = load_view(ctx, phase_id=phase.id, board=board, view=index, version=version, columns=columns)
     rows = list(loaded.rows) if readable else []  # upcoming: no entry, not even a baseline
     sort, order = _sort_of(layout, index, query)
-    picked = _sorted(_filtered(rows, query), sort=sort, order=order)
+    picked = _sorted(_filtered(rows, loaded.search if readable else (), query), sort=sort, order=order)
     per_page = max(len(picked), 1) if query.every_row else query.per_page
     pages = max(1, -(-len(picked) // per_page))
     page = 1 if query.every_row else min(query.page, pages)
@@ -204,14 +205,14 @@ def _sort_of(layout: BoardLayout, index: int, query: BoardQuery) -> tuple[str, s
     return sort, "desc" if higher_is_better(sort) else "asc"
 
 
-def _filtered(rows: list[ShownRow], query: BoardQuery) -> list[ShownRow]:
-    """Return the rows matching the search text and the metadata filters."""
+def _filtered(rows: list[ShownRow], search: Sequence[tuple[str, ...]], query: BoardQuery) -> list[ShownRow]:
+    """Return the rows matching the search text (in search: each row's texts, casefolded) and the metadata filters."""
     needle = query.q.strip().casefold()
     if not needle and not query.flags and query.prompting is None:
         return rows
     out = []
-    for row in rows:
-        if needle and not any(needle in (text or "").casefold() for text in (row.display_name, row.team, row.method)):
+    for row, texts in zip(rows, search, strict=True):
+        if needle and not any(needle in text for text in texts):
             continue
         if any(row.metadata.get(key) is not value for key, value in query.flags.items()):
             continue

@@ -72,6 +72,7 @@ class LoadedView:
     columns: tuple[str, ...]
     present: tuple[str, ...] = ()  # the columns with a value in some row
     top: tuple[int, ...] = ()  # submission ids of the five best ranked entries
+    search: tuple[tuple[str, ...], ...] = ()  # per row: its name, team and method casefolded, for ?q= (ranking.py)
 
 
 def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,
@@ -121,7 +122,8 @@ def _load(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version:
     shown = tuple(_shown(row, cells.get(row.score_id, {}), columns) for row in rows)
     present = tuple(c for c in columns if any(r.columns.get(c, (None,))[0] is not None for r in shown))
     top = tuple(r.submission_id for r in shown if r.rank is not None)[:5]
-    return LoadedView(version=version, rows=shown, columns=tuple(columns), present=present, top=top)
+    search = tuple(tuple((text or "").casefold() for text in (r.display_name, r.team, r.method)) for r in shown)
+    return LoadedView(version=version, rows=shown, columns=tuple(columns), present=present, top=top, search=search)
 
 
 def cells_of(ctx: ServiceContext, *, board: str, rows: Iterable[Any],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Flask, current_app
 from markupsafe import Markup, escape
@@ -45,6 +46,16 @@ GLOSSARY = (
 )
 
 
+def query_string(args: dict[str, Any]) -> str:
+    """Return "?a=1&b=2" for link arguments ("" for none), encoded exactly as url_for encodes its query.
+
+    The ranking page builds dozens of links to itself per render; its base path comes from
+    one url_for and each link's arguments from this filter, a tenth of url_for's cost.
+    """
+    items = [(key, value) for key, value in args.items() if value is not None]
+    return "?" + urlencode(items, safe="!$'()*,/:;?@") if items else ""
+
+
 def init_app(app: Flask) -> None:
     """Register Tailboard's template filters and globals on app."""
     app.jinja_env.filters.update(
@@ -58,6 +69,7 @@ def init_app(app: Flask) -> None:
         pvalue=pvalue,
         short=short,
         path_name=path_label,
+        query=query_string,
     )
     app.jinja_env.globals.update(
         RATE_METRICS=RATE_METRICS,

@@ -181,3 +181,18 @@ def test_the_shared_bodies_and_rendered_answers_keep_at_most_their_bound(ctx, ap
         assert reader.get(f"/phases/{phase.id}/leaderboard?q=a{n}").status_code == 200
         assert app.test_client().get(f"/api/v1/phases/{phase.id}/leaderboard?q=b{n}").status_code == 200
     assert len(bodies) == 2 and len(answers) == 2
+
+
+def test_the_ranking_pages_links_are_encoded_as_url_for_encodes_them(app) -> None:
+    from flask import url_for
+
+    from leaderboard.web.templating import query_string
+
+    tricky = [{}, {"q": "a b&c=d#e/f?g"}, {"q": "Ünïcode ✓", "page": 3, "per_page": 100},
+              {"sort": "popularity.tail.accuracy", "order": "desc", "view": "Long tail", "open_weights": "true"},
+              {"prompting": "chain-of-thought (CoT); 'quoted' *star* !bang $ @at , :colon", "page": None}]
+    with app.test_request_context():
+        base = url_for("public.leaderboard", phase_id=7)
+        for args in tricky:
+            assert base + query_string(args) == url_for("public.leaderboard", phase_id=7, **{
+                k: v for k, v in args.items() if v is not None}), args

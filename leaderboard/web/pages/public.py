@@ -196,6 +196,7 @@ def _ranking_body(board: Leaderboard, mark: Marker) -> str:
     """Render the ranking's body for everyone (public/_ranking.html), its marks left to ``mark``."""
     page = board_page(ctx(), board)
     return render_template("public/_ranking.html", page=page, phase=board.phase, mark=mark,
+                           board_url=url_for("public.leaderboard", phase_id=board.phase.id),
                            rows=RowPrinter(page, mark), curves=board_chart(board_curves(ctx(), board=board)))
 
 
