@@ -8,8 +8,8 @@ cache may skip its query; ``pages.cached_page`` keeps rendered answers by ETag;
 ``shared.shared_body`` keeps the ranking's body as everyone sees it, so a logged-in page
 or a token's answer costs only its viewer's marks; ``viewers.ViewerReads`` answers those
 reads in front of the app from the kept body, the viewer's marks and the page around it.
-Every store is a ``lru.BoundedLru`` (entries and bytes). The board itself is computed in leaderboard/board/ and served by
-web/pages/ and web/api/.
+Every store is a ``lru.BoundedLru`` (entries and bytes). The board itself is computed in
+leaderboard/board/ and served by web/pages/ and web/api/.
 """
 
 from __future__ import annotations
