@@ -1,45 +1,84 @@
 """Re-score a phase as a background job, in batches, while its board stays readable.
 
 Each submission ever scored (scored, or failed against a later label version) is scored
-again against the phase's current labels. Its old score stays active until the new one
-replaces it: the row is taken (``scoring``) and given its new score by
-``scoring_runs.record_score`` in one transaction, so no reader ever sees it without a
-score. Progress and the resume point (the last submission id done) are committed after
-every batch; a run killed mid-batch resumes after the last committed batch and scores
-that batch's first few submissions once more (a retired row more, the same numbers).
-Submissions queued or being scored meanwhile are left to their own run, which reads the
-current labels too.
+again against the phase's current labels. A batch is read and scored first (each file
+read from storage once, scored in memory), then recorded in one transaction: the batch's
+rows are set ``scored`` by one conditional UPDATE (rows no longer scored or failed are
+left alone), their active scores retired and the new ones inserted together, with their
+notices; the old scores stay active until that commit, so no reader ever sees a
+submission without a score. If the labels were replaced meanwhile the whole batch is
+dropped (the newer job scores it). A file no longer valid against the labels fails its
+submission alone (retired score, refund, mail), in a transaction of its own.
+
+Progress and the resume point (the last submission id done) are committed after every
+batch; a run killed mid-batch resumes after the last committed batch and scores that
+batch once more (a retired row more, the same numbers). The board is told what changed
+at most every ``BOARD_EVERY_SECONDS`` and once at the end, naming the re-scored
+submissions, so each refresh rebuilds only their owners' entries (board/refresh.py); a
+resumed run, which cannot know what its predecessor left untold, asks for a whole
+rebuild once. Submissions queued or being scored meanwhile are left to their own run,
+which reads the current labels too.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from sqlalchemy import Select, func, select, update
 
-from leaderboard.disclosure import with_draw
 from leaderboard.entries import quota
 from leaderboard.models import Job, Phase, Score, Submission
 from leaderboard.notify import events as notices
-from leaderboard.operations import jobs
+from leaderboard.operations import jobs, rescore_pool
+from leaderboard.operations.rescore_pool import FileToScore, Invalid, Pending, Rescored, Scorer
 from leaderboard.phase_data import load_phase_labels
 from leaderboard.platform import ServiceContext
 from leaderboard.platform.db import utcnow
 from leaderboard.platform.sessions import quick_retries
-from leaderboard.submissions import claim, record_score
-from scoring import LabelSet, PredictionFileError, evaluate, read_predictions
-from scoring.correctness import item_correctness
+from leaderboard.submissions import claim
+from leaderboard.submissions.scoring_runs import primary_values
 
 log = logging.getLogger(__name__)
 
-BATCH = 50
-"""Submissions scored between two progress commits."""
+BATCH = 100
+"""Submissions scored and recorded together; progress and the resume point are committed after each batch."""
 BOARD_EVERY_SECONDS = 5.0
-"""How often a running re-score refreshes the board (and once at the end); readers see old scores meanwhile."""
+"""How often a running re-score tells the board what it changed (and once at the end); old scores show meanwhile."""
 RESCORED = ("scored", "failed")
+
+
+class BoardNotices:
+    """What a run changed on the board and has not told it yet; told at most every BOARD_EVERY_SECONDS."""
+
+    def __init__(self, ctx: ServiceContext, *, phase_id: int, everything: bool) -> None:
+        self.ctx, self.phase_id = ctx, phase_id
+        self.pending: set[int] = set()
+        self.everything = everything  # a resumed run: its predecessor may have left changes untold
+        self.told_any = False
+        self.last = time.monotonic()
+
+    def add(self, submission_ids: list[int]) -> None:
+        """Remember submissions whose entries changed."""
+        self.pending.update(submission_ids)
+
+    def tell_if_due(self) -> None:
+        """Tell the board what changed when BOARD_EVERY_SECONDS have passed since it was last told."""
+        if time.monotonic() - self.last >= BOARD_EVERY_SECONDS:
+            self.tell()
+
+    def tell(self) -> None:
+        """Tell the board what changed: the pending submissions, or everything once after a resume or an empty run."""
+        if self.everything or not (self.pending or self.told_any):
+            self.ctx.board_changed(phase_id=self.phase_id)
+        elif self.pending:
+            self.ctx.board_changed(phase_id=self.phase_id, submission_ids=sorted(self.pending))
+        self.pending.clear()
+        self.everything, self.told_any, self.last = False, True, time.monotonic()
 
 
 def eligible(phase_id: int, after: int = 0) -> Select[Any]:
@@ -51,75 +90,159 @@ def eligible(phase_id: int, after: int = 0) -> Select[Any]:
             .order_by(Submission.id))
 
 
-def count_eligible(ctx: ServiceContext, *, phase_id: int) -> int:
-    """Return how many submissions a re-score of the phase would cover."""
-    return int(ctx.session.scalar(select(func.count()).select_from(eligible(phase_id).subquery())) or 0)
+def count_eligible(ctx: ServiceContext, *, phase_id: int, after: int = 0) -> int:
+    """Return how many submissions a re-score of the phase would cover (after the id ``after``)."""
+    return int(ctx.session.scalar(select(func.count()).select_from(eligible(phase_id, after).subquery())) or 0)
 
 
 def run_rescore(ctx: ServiceContext, *, job_id: int, token: str) -> None:
-    """Re-score the job's phase batch by batch from its resume point; stop when the job is no longer ours."""
+    """Re-score the job's phase batch by batch from its resume point; stop when the job is no longer ours.
+
+    The next batch is read and handed to the scorer before the current one is recorded, so
+    a pooled scorer (operations/rescore_pool.py) scores it while this thread records.
+    """
     job = ctx.session.get(Job, job_id, populate_existing=True)
     assert job is not None and job.phase_id is not None
     phase_id, params, done = job.phase_id, dict(job.params), job.done
-    if "cursor" not in params:  # a first run counts what it will do (more may have been scored since queued)
-        jobs.progress(ctx, job_id=job_id, token=token, done=0, total=count_eligible(ctx, phase_id=phase_id))
-    refreshed = time.monotonic()
-    while True:
-        ids = list(ctx.session.scalars(eligible(phase_id, int(params.get("cursor", 0))).limit(BATCH)))
-        if not ids:
-            ctx.board_changed(phase_id=phase_id)
-            return
-        phase = ctx.session.get(Phase, phase_id, populate_existing=True)
-        assert phase is not None
-        labels = load_phase_labels(ctx, phase)
-        for submission_id in ids:
-            quick_retries(partial(rescore_one, ctx, submission_id=submission_id, phase=phase, labels=labels),
-                          session=ctx.session, what=f"re-scoring submission {submission_id}")
-        params["cursor"], done = ids[-1], done + len(ids)
-        if not jobs.progress(ctx, job_id=job_id, token=token, done=done, params=params):
-            log.info("job %s was taken over or superseded; this run stops", job_id)
-            return
-        if time.monotonic() - refreshed >= BOARD_EVERY_SECONDS:
-            ctx.board_changed(phase_id=phase_id)
-            refreshed = time.monotonic()
-
-
-def rescore_one(ctx: ServiceContext, *, submission_id: int, phase: Phase, labels: LabelSet) -> bool:
-    """Score one submission again against labels and make the result its active score; return whether it was."""
-    submission = ctx.session.get(Submission, submission_id, populate_existing=True)
-    if submission is None or submission.status not in RESCORED:
-        ctx.session.rollback()
-        return False
-    version, was_scored = phase.label_version, submission.status == "scored"
-    data = ctx.storage.read_bytes(submission.file_key)
+    resumed = "cursor" in params
+    left = count_eligible(ctx, phase_id=phase_id, after=int(params.get("cursor", 0)))
+    if not resumed:  # a first run counts what it will do (more may have been scored since queued)
+        jobs.progress(ctx, job_id=job_id, token=token, done=0, total=left)
+    board = BoardNotices(ctx, phase_id=phase_id, everything=resumed)
+    scorers = Scorers(ctx, pooled=left >= rescore_pool.POOL_FROM)
     try:
-        predictions = read_predictions(data, labels, max_bytes=ctx.settings.max_upload_bytes)
-    except PredictionFileError as error:
-        _fail_invalid(ctx, submission, version=version, errors=error.to_json(), refund=was_scored)
-        return False
-    results = with_draw(evaluate(labels, predictions), predictions)
-    claimed = utcnow()
-    # Taken and scored in one transaction: readers see the old score until the new one is committed.
-    if not claim(ctx, submission_id, Submission.status.in_(RESCORED), status="scoring", scoring_started_at=claimed):
-        ctx.session.rollback()
-        return False
+        batch = start_batch(ctx, scorers, phase_id=phase_id, after=int(params.get("cursor", 0)))
+        while batch is not None:
+            following = start_batch(ctx, scorers, phase_id=phase_id, after=batch.ids[-1])
+            board.add(finish_batch(ctx, batch, phase_id=phase_id))
+            params["cursor"], done = batch.ids[-1], done + len(batch.ids)
+            if not jobs.progress(ctx, job_id=job_id, token=token, done=done, params=params):
+                log.info("job %s was taken over or superseded; this run stops", job_id)
+                return
+            board.tell_if_due()
+            batch = following
+    finally:
+        scorers.close()
+        board.tell()
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A batch being scored: every id it covers (the resume point moves past them), its label version, its outcomes."""
+
+    ids: list[int]
+    version: int
+    outcomes: Pending
+
+
+class Scorers:
+    """The scorer of the phase's current label set (a new one if the labels change mid-run)."""
+
+    def __init__(self, ctx: ServiceContext, *, pooled: bool) -> None:
+        self.ctx, self.pooled = ctx, pooled
+        self.current: Scorer | None = None
+
+    def for_labels(self, phase: Phase) -> Scorer:
+        """Return the scorer of the phase's current labels, loading them (and starting a pool) when they changed."""
+        key = (phase.labels_sha256, json.dumps(phase.task_config, sort_keys=True))
+        if self.current is None or self.current.key != key:
+            self.close()
+            self.current = Scorer(load_phase_labels(self.ctx, phase), key=key,
+                                  max_bytes=self.ctx.settings.max_upload_bytes, pooled=self.pooled)
+        return self.current
+
+    def close(self) -> None:
+        """Stop the current scorer's pool, if any."""
+        if self.current is not None:
+            self.current.close()
+
+
+def start_batch(ctx: ServiceContext, scorers: Scorers, *, phase_id: int, after: int) -> Batch | None:
+    """Read the next batch's files after the id ``after`` and hand them to the scorer; None when none is left."""
+    ids = list(ctx.session.scalars(eligible(phase_id, after).limit(BATCH)))
+    if not ids:
+        return None
+    phase = ctx.session.get(Phase, phase_id, populate_existing=True)
+    assert phase is not None
+    scorer, version = scorers.for_labels(phase), phase.label_version
+    rows = ctx.session.execute(select(Submission.id, Submission.status, Submission.file_key)
+                               .where(Submission.id.in_(ids), Submission.status.in_(RESCORED))
+                               .order_by(Submission.id)).all()
+    ctx.session.rollback()  # nothing is held while the files are read and scored
+    files = [FileToScore(sid, status == "scored", quick_retries(
+        partial(ctx.storage.read_bytes, key), session=ctx.session, what=f"reading the file of submission {sid}"))
+        for sid, status, key in rows]
+    return Batch(ids, version, scorer.submit(files))
+
+
+def finish_batch(ctx: ServiceContext, batch: Batch, *, phase_id: int) -> list[int]:
+    """Record a scored batch: invalid files failed one by one, the rest together; return the ids that changed."""
+    outcomes = batch.outcomes()
+    phase = ctx.session.get(Phase, phase_id, populate_existing=True)
+    if phase is None:  # deleted with its submissions meanwhile
+        return []
+    changed = [o.submission_id for o in outcomes if isinstance(o, Invalid) and quick_retries(
+        partial(_fail_invalid, ctx, o, version=batch.version), session=ctx.session,
+        what=f"failing submission {o.submission_id}")]
+    scored = [o for o in outcomes if isinstance(o, Rescored)]
+    return changed + quick_retries(partial(record_batch, ctx, phase=phase, version=batch.version, scored=scored),
+                                   session=ctx.session, what=f"recording {len(scored)} re-scored submissions")
+
+
+def record_batch(ctx: ServiceContext, *, phase: Phase, version: int, scored: list[Rescored]) -> list[int]:
+    """Make each new result its submission's one active score, in one transaction; return the ids recorded.
+
+    Only rows still scored or failed are taken; nothing is recorded when the phase's labels
+    changed since the batch was scored (the newer job scores it on them).
+    """
+    if not scored:
+        return []
+    taken = set(ctx.session.scalars(
+        update(Submission).where(Submission.id.in_([s.submission_id for s in scored]),
+                                 Submission.status.in_(RESCORED))
+        .values(status="scored", failure_detail=None, next_attempt_at=None, scoring_started_at=None)
+        .returning(Submission.id).execution_options(synchronize_session=False)))
     if ctx.session.scalar(select(Phase.label_version).where(Phase.id == phase.id)) != version:
-        ctx.session.rollback()  # labels replaced meanwhile: the newer job scores it on them
-        return False
-    return record_score(ctx, submission=submission, phase=phase, results=results, label_version=version,
-                        claimed=claimed, correctness=item_correctness(labels, predictions)) is not None
+        ctx.session.rollback()  # labels replaced meanwhile: the newer job scores the batch on them
+        return []
+    recorded = [s for s in scored if s.submission_id in taken]
+    ids = [s.submission_id for s in recorded]
+    ctx.session.execute(update(Score).where(Score.submission_id.in_(ids), Score.retired_at.is_(None))
+                        .values(retired_at=utcnow()).execution_options(synchronize_session=False))
+    scores = [_new_score(s, phase=phase, version=version) for s in recorded]
+    ctx.session.add_all(scores)
+    ctx.session.flush()
+    submissions = {s.id: s for s in ctx.session.scalars(select(Submission).where(Submission.id.in_(ids)))}
+    for score in scores:  # each owner's mail (first score only) and webhooks, in this transaction (docs/NOTIFY.md)
+        notices.submission_scored(ctx, submission=submissions[score.submission_id], phase=phase, score=score)
+    ctx.session.commit()
+    return ids
 
 
-def _fail_invalid(ctx: ServiceContext, submission: Submission, *, version: int, errors: dict[str, object],
-                  refund: bool) -> None:
-    """Mark a submission failed against the new labels, retire its active score, refund it if it was charged."""
-    if not claim(ctx, submission.id, Submission.status.in_(RESCORED), status="failed", validation_errors=errors,
+def _new_score(rescored: Rescored, *, phase: Phase, version: int) -> Score:
+    """Return the Score row of a re-scored result, its primary values and correctness bits filled in."""
+    public, private = primary_values(rescored.results, phase.primary_metric)
+    return Score(submission_id=rescored.submission_id, label_version=version, results=rescored.results,
+                 public_primary=public, private_primary=private, correct_bits=rescored.correct_bits,
+                 answered_bits=rescored.answered_bits)
+
+
+def _fail_invalid(ctx: ServiceContext, invalid: Invalid, *, version: int) -> bool:
+    """Mark a submission failed against the new labels, retire its active score, refund it if it was charged.
+
+    Returns whether it was (False when the row is no longer scored or failed).
+    """
+    if not claim(ctx, invalid.submission_id, Submission.status.in_(RESCORED), status="failed",
+                 validation_errors=invalid.errors,
                  failure_detail=f"the file is not valid against label version {version}"):
         ctx.session.rollback()
-        return
-    ctx.session.execute(update(Score).where(Score.submission_id == submission.id, Score.retired_at.is_(None))
+        return False
+    ctx.session.execute(update(Score).where(Score.submission_id == invalid.submission_id, Score.retired_at.is_(None))
                         .values(retired_at=utcnow()).execution_options(synchronize_session=False))
-    if refund:
+    submission = ctx.session.get(Submission, invalid.submission_id, populate_existing=True)
+    assert submission is not None
+    if invalid.was_scored:
         quota.refund(ctx, submission=submission)
     notices.submission_failed(ctx, submission=submission)  # the owner's mail, in this transaction (docs/NOTIFY.md)
     ctx.session.commit()
+    return True

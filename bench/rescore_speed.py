@@ -1,0 +1,259 @@
+"""How many submissions per second a re-score job scores, in process, on SQLite or PostgreSQL (docs/ORGANIZING.md).
+
+Builds a throwaway instance (a SQLite file in a temporary folder, or a throwaway
+PostgreSQL database at 127.0.0.1:5432): one open phase of ``--items`` binary items (20
+categories, head/torso/tail popularity, a 30% private split, two views) and
+``--submissions`` scored submissions from ``--participants`` participants, each with a
+prediction file of its own (rows and first scores written in bulk; the first scores are
+copied from a few files scored for real, the re-score computes every one anew). The
+board is built once, then the job runs as the job worker runs it (``run_job``) and the
+bench prints its rate, how long its board refreshes took (count, total, longest), and
+checks that every submission ended scored with exactly one active score.
+
+Usage: .venv/bin/python bench/rescore_speed.py [--backend sqlite|postgresql|both] [--submissions 2000]
+       [--items 2000] [--participants 1000] [--max-seconds 120] [--profile FILE]
+``--profile`` writes a cProfile of the job to FILE.<backend> and prints its top entries;
+a job still running after ``--max-seconds`` is stopped as a newer job would stop it, and
+the rate is of what it did. Prints one line per backend and one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import create_engine, func, insert, select, text, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from leaderboard import accounts  # noqa: E402
+from leaderboard.board import board_changed  # noqa: E402
+from leaderboard.disclosure import with_draw  # noqa: E402
+from leaderboard.models import Job, Score, Submission, User  # noqa: E402
+from leaderboard.operations import run_job  # noqa: E402
+from leaderboard.organizing import competitions, phases  # noqa: E402
+from leaderboard.phase_data import load_phase_labels  # noqa: E402
+from leaderboard.platform import Settings, build_runtime  # noqa: E402
+from leaderboard.platform.db import Base, utcnow  # noqa: E402
+from leaderboard.submissions import score_submission, store_file  # noqa: E402
+from leaderboard.submissions.scoring_runs import primary_values  # noqa: E402
+from scoring import evaluate, read_predictions  # noqa: E402
+from scoring.correctness import item_correctness  # noqa: E402
+
+PG_ADMIN = os.environ.get("TAILBOARD_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+VIEWS = [{"name": "Overall", "metric": "accuracy",
+          "columns": ["answer_rate", "popularity.head.accuracy", "popularity.tail.accuracy"]},
+         {"name": "Long tail", "metric": "popularity.tail.accuracy", "columns": ["popularity.tail.answer_rate"]}]
+SCORED_FOR_REAL = 20  # distinct first scores (the re-score recomputes all)
+
+
+def label_file(items: int, rng: np.random.Generator) -> bytes:
+    """Return a binary label file: 20 categories, head/torso/tail, a 30% private split."""
+    lines = [json.dumps({"id": f"q{i:05d}", "label": bool(rng.random() < 0.5), "category": f"cat{i % 20:02d}",
+                         "popularity": ("head", "torso", "tail")[int(rng.integers(0, 3))],
+                         "split": "private" if rng.random() < 0.3 else "public"}) for i in range(items)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def prediction_file(ids: list[str], gold: np.ndarray, rng: np.random.Generator) -> bytes:
+    """Return a prediction CSV right on a random share of items, with about 3% abstentions."""
+    right = rng.random(len(ids)) < rng.uniform(0.5, 0.92)
+    answers = np.where(right, gold, ~gold)
+    skip = rng.random(len(ids)) < 0.03
+    rows = ["id,prediction"] + [f"{i}," if s else f"{i},{'true' if a else 'false'}"
+                                for i, a, s in zip(ids, answers, skip, strict=True)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+def database(backend: str, folder: Path) -> str:
+    """Return the URL of a new empty database with the schema: a SQLite file, or a throwaway PostgreSQL database."""
+    if backend == "sqlite":
+        url = f"sqlite:///{folder / 'tailboard.sqlite3'}"
+    else:
+        name = f"tb_rescore_speed_{os.getpid()}"
+        admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        admin.dispose()
+        url = make_url(PG_ADMIN).set(database=name).render_as_string(hide_password=False)
+    engine = create_engine(url, poolclass=NullPool)
+    Base.metadata.create_all(engine)
+    engine.dispose()
+    return url
+
+
+def drop(url: str) -> None:
+    """Drop a throwaway PostgreSQL database (a SQLite file goes with its folder)."""
+    if url.startswith("postgresql"):
+        admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
+        admin.dispose()
+
+
+class TimedBoard:
+    """The board hook, timed: how often a run refreshed the board and how long each refresh took."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    def __call__(self, ctx: Any, *, phase_id: int, submission_ids: Any = None) -> None:
+        """Refresh the board as the platform does, and keep the time it took."""
+        began = time.perf_counter()
+        board_changed(ctx, phase_id=phase_id, submission_ids=submission_ids)
+        self.seconds.append(time.perf_counter() - began)
+
+
+def build(ctx: Any, args: argparse.Namespace, rng: np.random.Generator) -> tuple[int, Any]:
+    """Create the organizer, competition, phase, participants and scored submissions; return (phase id, organizer)."""
+    organizer = accounts.register_user(ctx, email="org@bench.example", password="benchmark-pass", is_organizer=True)
+    competitions.create_competition(ctx, slug="speed", title="Rescore speed", actor=organizer)
+    labels = label_file(args.items, rng)
+    phase = phases.create_phase(ctx, competition_slug="speed", name="p", labels=labels, actor=organizer,
+                                config={"task_type": "binary", "views": VIEWS})
+    phase = phases.open_phase(ctx, phase_id=phase.id, actor=organizer)
+    rows = [json.loads(line) for line in labels.splitlines()]
+    ids, gold = [r["id"] for r in rows], np.array([r["label"] for r in rows])
+    users = list(ctx.session.scalars(insert(User).returning(User.id), [
+        {"email": f"p{n}@bench.example", "display_name": f"Participant {n:04d}", "password_hash": "!",
+         "created_at": utcnow()} for n in range(args.participants)]))
+    ctx.session.commit()
+    label_set = load_phase_labels(ctx, phase)
+    first = []
+    for _ in range(SCORED_FOR_REAL):
+        predictions = read_predictions(prediction_file(ids, gold, rng), label_set)
+        results = evaluate(label_set, predictions)
+        first.append((with_draw(results, predictions), primary_values(results, phase.primary_metric),
+                      item_correctness(label_set, predictions).packed()))
+    start = utcnow() - timedelta(days=2)
+    for begin in range(0, args.submissions, 500):
+        numbers = range(begin, min(args.submissions, begin + 500))
+        subs = []
+        for n in numbers:
+            stored = store_file(ctx, phase_id=phase.id, data=prediction_file(ids, gold, rng))
+            at = start + timedelta(seconds=n)
+            subs.append({"phase_id": phase.id, "user_id": users[n % len(users)], "description": "",
+                         "filename": "p.csv", "file_key": stored.key, "file_sha256": stored.sha256,
+                         "file_size": stored.size, "status": "scored", "quota_day": "2026-01-01",
+                         "method": "default", "selected": False, "attempts": 0, "is_baseline": False,
+                         "created_at": at, "updated_at": at})
+        made = ctx.session.scalars(insert(Submission).returning(Submission.id), subs).all()
+        ctx.session.execute(insert(Score), [
+            {"submission_id": sid, "label_version": 1, "results": first[n % SCORED_FOR_REAL][0],
+             "public_primary": first[n % SCORED_FOR_REAL][1][0], "private_primary": first[n % SCORED_FOR_REAL][1][1],
+             "correct_bits": first[n % SCORED_FOR_REAL][2][0], "answered_bits": first[n % SCORED_FOR_REAL][2][1],
+             "created_at": start + timedelta(seconds=n)} for n, sid in zip(numbers, made, strict=True)])
+        ctx.session.commit()
+    return phase.id, organizer
+
+
+def check(ctx: Any, phase_id: int) -> dict[str, int]:
+    """Return how many submissions are scored, how many active scores the phase has, and how many in all."""
+    scored = ctx.session.scalar(select(func.count()).select_from(Submission)
+                                .where(Submission.phase_id == phase_id, Submission.status == "scored"))
+    active = ctx.session.scalar(select(func.count()).select_from(Score).join(Submission)
+                                .where(Submission.phase_id == phase_id, Score.retired_at.is_(None)))
+    every = ctx.session.scalar(select(func.count()).select_from(Score).join(Submission)
+                               .where(Submission.phase_id == phase_id))
+    return {"scored": int(scored or 0), "active_scores": int(active or 0), "scores": int(every or 0)}
+
+
+def supersede(runtime: Any, job_id: int) -> None:
+    """Stop a job that runs past --max-seconds as a newer job would (its run stops at its next batch)."""
+    with runtime.sessions() as session:
+        session.execute(update(Job).where(Job.id == job_id, Job.status == "running")
+                        .values(status="failed", error="stopped by the bench at --max-seconds", claimed_by=None))
+        session.commit()
+
+
+def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Build one instance on backend, re-score its phase, and return the figures."""
+    folder = Path(tempfile.mkdtemp(prefix=f"rescore-speed-{backend}-"))
+    url = database(backend, folder)
+    board = TimedBoard()
+    try:
+        settings = Settings.from_env({}, data_dir=str(folder), database_url=url, secret_key="bench", sweep_seconds=0)
+        runtime = build_runtime(settings, score=score_submission, board_changed=board, run_job=run_job)
+        with runtime.sessions() as session:
+            ctx = runtime.context(session)
+            began = time.perf_counter()
+            phase_id, organizer = build(ctx, args, np.random.default_rng(args.seed))
+            built = time.perf_counter() - began
+            board(ctx, phase_id=phase_id)
+            first_board = sum(board.seconds)
+            board.seconds.clear()
+            job = phases.rescore_phase(ctx, phase_id=phase_id, actor=organizer, run=False)
+            profiler = cProfile.Profile() if args.profile else None
+            began, cpu = time.perf_counter(), time.process_time()
+            timer = threading.Timer(args.max_seconds, supersede, args=(runtime, job.id))
+            timer.start()
+            if profiler is not None:
+                profiler.enable()
+            run_job(ctx, job_id=job.id)
+            if profiler is not None:
+                profiler.disable()
+            seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
+            timer.cancel()
+            ctx.session.rollback()
+            ctx.session.refresh(job)
+            figures = {"backend": backend, "submissions": args.submissions, "items": args.items,
+                       "job": job.status, "done": job.done, "error": job.error, "seconds": round(seconds, 2),
+                       "per_second": round(job.done / seconds, 1), "cpu_s": round(cpu, 2),
+                       "cpu_ms_per_submission": round(1000 * cpu / max(job.done, 1), 1), "build_s": round(built, 1),
+                       "first_board_s": round(first_board, 2), "board_refreshes": len(board.seconds),
+                       "board_refresh_total_s": round(sum(board.seconds), 2),
+                       "board_refresh_max_s": round(max(board.seconds, default=0.0), 2), **check(ctx, phase_id)}
+        runtime.engine.dispose()
+        if profiler is not None:
+            profiler.dump_stats(f"{args.profile}.{backend}")
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile_lines)
+        return figures
+    finally:
+        drop(url)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    """Measure each backend asked for; print a line each and one JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--submissions", type=int, default=2000)
+    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--participants", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--max-seconds", type=float, default=120.0,
+                        help="stop the job after this long (the rate is then of what it did)")
+    parser.add_argument("--profile", help="write a cProfile of the job to FILE.<backend> and print its top")
+    parser.add_argument("--profile-lines", type=int, default=45)
+    args = parser.parse_args()
+    load = os.getloadavg()
+    results = []
+    for backend in (("sqlite", "postgresql") if args.backend == "both" else (args.backend,)):
+        figures = measure(backend, args)
+        results.append(figures)
+        print(f"{backend:10} {figures['done']}/{figures['submissions']} re-scored in {figures['seconds']} s: "
+              f"{figures['per_second']}/s ({figures['job']}); board refreshes {figures['board_refreshes']}, "
+              f"{figures['board_refresh_total_s']} s in all, longest {figures['board_refresh_max_s']} s; "
+              f"scored {figures['scored']}, active scores {figures['active_scores']}", flush=True)
+    print(json.dumps({"load_before": [round(x, 2) for x in load],
+                      "load_after": [round(x, 2) for x in os.getloadavg()], "runs": results}))
+
+
+if __name__ == "__main__":
+    main()
