@@ -22,8 +22,10 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import multiprocessing
 import os
 import pstats
+import resource
 import shutil
 import sys
 import tempfile
@@ -174,6 +176,15 @@ def check(ctx: Any, phase_id: int) -> dict[str, int]:
     return {"scored": int(scored or 0), "active_scores": int(active or 0), "scores": int(every or 0)}
 
 
+def children_cpu() -> float:
+    """Return the CPU seconds of this process's ended children (the job's scoring processes), reaping those done."""
+    deadline = time.monotonic() + 15
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def supersede(runtime: Any, job_id: int) -> None:
     """Stop a job that runs past --max-seconds as a newer job would (its run stops at its next batch)."""
     with runtime.sessions() as session:
@@ -200,7 +211,7 @@ def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             board.seconds.clear()
             job = phases.rescore_phase(ctx, phase_id=phase_id, actor=organizer, run=False)
             profiler = cProfile.Profile() if args.profile else None
-            began, cpu = time.perf_counter(), time.process_time()
+            began, cpu, pool_cpu = time.perf_counter(), time.process_time(), children_cpu()
             timer = threading.Timer(args.max_seconds, supersede, args=(runtime, job.id))
             timer.start()
             if profiler is not None:
@@ -210,12 +221,16 @@ def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
                 profiler.disable()
             seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
             timer.cancel()
+            pool_cpu = children_cpu() - pool_cpu
             ctx.session.rollback()
             ctx.session.refresh(job)
             figures = {"backend": backend, "submissions": args.submissions, "items": args.items,
                        "job": job.status, "done": job.done, "error": job.error, "seconds": round(seconds, 2),
                        "per_second": round(job.done / seconds, 1), "cpu_s": round(cpu, 2),
-                       "cpu_ms_per_submission": round(1000 * cpu / max(job.done, 1), 1), "build_s": round(built, 1),
+                       "pool_cpu_s": round(pool_cpu, 2),
+                       "cpu_ms_per_submission": round(1000 * cpu / max(job.done, 1), 1),
+                       "pool_cpu_ms_per_submission": round(1000 * pool_cpu / max(job.done, 1), 1),
+                       "build_s": round(built, 1),
                        "first_board_s": round(first_board, 2), "board_refreshes": len(board.seconds),
                        "board_refresh_total_s": round(sum(board.seconds), 2),
                        "board_refresh_max_s": round(max(board.seconds, default=0.0), 2), **check(ctx, phase_id)}
@@ -250,7 +265,9 @@ def main() -> None:
         print(f"{backend:10} {figures['done']}/{figures['submissions']} re-scored in {figures['seconds']} s: "
               f"{figures['per_second']}/s ({figures['job']}); board refreshes {figures['board_refreshes']}, "
               f"{figures['board_refresh_total_s']} s in all, longest {figures['board_refresh_max_s']} s; "
-              f"scored {figures['scored']}, active scores {figures['active_scores']}", flush=True)
+              f"scored {figures['scored']}, active scores {figures['active_scores']}; CPU per submission "
+              f"{figures['cpu_ms_per_submission']} ms in the job's process, {figures['pool_cpu_ms_per_submission']} ms "
+              f"in its scoring processes", flush=True)
     print(json.dumps({"load_before": [round(x, 2) for x in load],
                       "load_after": [round(x, 2) for x in os.getloadavg()], "runs": results}))
 
