@@ -33,7 +33,7 @@ from sqlalchemy import select
 
 from leaderboard.accounts import OPERATOR
 from leaderboard.board import board_changed
-from leaderboard.models import Score, Submission, User
+from leaderboard.models import Board, Score, Submission, User
 from leaderboard.platform import Runtime, Settings, build_runtime
 from leaderboard.submissions import score_submission
 
@@ -283,6 +283,11 @@ class Cluster:
             rows = session.execute(select(Score.submission_id, Score.created_at)
                                    .where(Score.submission_id.in_(ids), Score.retired_at.is_(None)))
             return dict(rows.all())
+
+    def board_refreshed_at(self) -> datetime | None:
+        """Return when the phase's board was last refreshed (naive UTC)."""
+        with self.runtime.sessions() as session:
+            return session.scalar(select(Board.refreshed_at).where(Board.phase_id == self.instance.phase_id))
 
     def submissions_of(self, participants: list[str]) -> set[int]:
         """Return the ids of every submission these participants have, whatever its status."""
