@@ -41,6 +41,11 @@ def read_twice(app, client, path: str, headers: dict[str, str] | None = None):
     raise AssertionError(f"the viewer path never answered {path}")
 
 
+def a_second_later(app) -> None:
+    """Forget the viewer checks the cache remembers (REMEMBER_SECONDS): what reads see a second later."""
+    app.wsgi_app.viewers.checked.clear()
+
+
 def through_app(app, client, path: str, headers: dict[str, str] | None = None):
     """Read path with the viewer path off: the app's own answer."""
     app.wsgi_app.viewers.enabled = False
@@ -110,6 +115,7 @@ def test_a_logout_elsewhere_ends_a_cached_session_at_its_next_read(ctx, app, mak
     assert ">Ann</a></li>" in read_twice(app, client, path).get_data(as_text=True)
     accounts.end_sessions(ctx, user=people["ann"])  # what a logout in another browser does
     ctx.session.commit()
+    a_second_later(app)
     page = client.get(path).get_data(as_text=True)
     assert ">Ann</a></li>" not in page and "Log in" in page and marked_names(page) == []
 
@@ -124,6 +130,7 @@ def test_a_revoked_token_is_refused_at_its_next_read(ctx, app, make_phase, make_
     revoked = update(ApiToken).where(ApiToken.user_id == people["dee"].id).values(revoked_at=ApiToken.created_at)
     ctx.session.execute(revoked)
     ctx.session.commit()
+    a_second_later(app)
     assert client.get(path, headers=caller).status_code == 401
 
 
@@ -138,6 +145,7 @@ def test_a_new_team_a_new_name_and_a_flash_show_at_the_next_read(ctx, app, make_
     ctx.session.add(TeamMember(team_id=team.id, user_id=people["eve"].id, competition_id=phase.competition_id))
     ctx.session.execute(update(User).where(User.id == people["eve"].id).values(display_name="Eve Renamed"))
     ctx.session.commit()
+    a_second_later(app)
     page = read_twice(app, client, path).get_data(as_text=True)
     assert marked_names(page) == ["Tail Team"] and ">Eve Renamed</a></li>" in page and ">Eve</a></li>" not in page
     with client.session_transaction() as session:
@@ -175,3 +183,20 @@ def test_token_reads_answered_in_front_count_in_the_apps_rate_limit_bucket(ctx, 
     assert statuses == [200] * 5 and fast(app) - before == 3
     refused = client.get(path, headers=caller)  # the bucket holds five reads, wherever they were answered
     assert refused.status_code == 429 and "Retry-After" in refused.headers
+
+
+def test_a_viewer_check_is_remembered_for_a_second_at_most(ctx, app, make_phase, make_user, make_predictions,
+                                                           login, monkeypatch):
+    from leaderboard.web.board_cache import viewers
+
+    phase, people = world(ctx, make_phase, make_user, make_predictions)
+    path = f"/phases/{phase.id}/leaderboard"
+    client = app.test_client()
+    login(client, people["ann"])
+    assert ">Ann</a></li>" in read_twice(app, client, path).get_data(as_text=True)
+    accounts.end_sessions(ctx, user=people["ann"])
+    ctx.session.commit()
+    assert ">Ann</a></li>" in client.get(path).get_data(as_text=True)  # within the second: the check remembered
+    now = viewers.time.monotonic()
+    monkeypatch.setattr(viewers.time, "monotonic", lambda: now + viewers.REMEMBER_SECONDS + 0.01)
+    assert ">Ann</a></li>" not in client.get(path).get_data(as_text=True)  # a second later: logged out

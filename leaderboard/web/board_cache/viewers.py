@@ -10,7 +10,9 @@ what it depends on, so the next read of any viewer costs: checking the session c
 signature (or the token's digest), one small query for who the viewer is now, one for
 their teams when a shown row is a team's, and joining strings. No Flask request.
 
-What a viewer's answer depends on, and how each is checked on every read:
+What a viewer's answer depends on, and how each is checked (each check is one small query,
+remembered for ``REMEMBER_SECONDS``, one second: on PostgreSQL a query is two round trips,
+which would cost a logged-in read three times an anonymous one):
 
 - who they are: the session's ``_user_id`` and ``_session_version`` against the user's row
   (a logout elsewhere bumps the version: the next read goes to the app, which logs them
@@ -32,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -57,6 +60,9 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)  # as accounts.users: a token's use 
 API_ENDPOINT = "api.get_leaderboard"  # the limiter's scope of the board's API read
 BODIES, BODY_BYTES = 256, 32 * 1024 * 1024
 FRAMES, FRAME_BYTES = 4096, 32 * 1024 * 1024
+CHECKED = 65536  # viewers, tokens and team lists remembered
+REMEMBER_SECONDS = 1.0
+"""How long a viewer's check (user row, token, teams) is trusted: a logout, revocation or new team shows within it."""
 
 USER_NOW = select(User.display_name, User.is_organizer, User.session_version).where(User.id == bindparam("user_id"))
 TOKEN_NOW = (select(ApiToken.user_id, ApiToken.last_used_at)
@@ -106,6 +112,8 @@ class ViewerReads:
         self.flask_app, self.engine = flask_app, engine
         self.bodies: BoundedLru[KeptBody] = BoundedLru(entries=BODIES, max_bytes=BODY_BYTES)
         self.frames: BoundedLru[tuple[str, str]] = BoundedLru(entries=FRAMES, max_bytes=FRAME_BYTES)
+        self.checked: BoundedLru[tuple[float, Any]] = BoundedLru(entries=CHECKED, max_bytes=CHECKED)
+        self.remember_seconds = REMEMBER_SECONDS
         self.enabled = True
         self.answered = 0  # reads answered here (tests and the bench read it)
         self.lock = threading.Lock()
@@ -181,8 +189,7 @@ class ViewerReads:
         user_id = str(session.get("_user_id", ""))
         if not user_id.isdigit() or "_flashes" in session or session.get("_permanent") or "csrf_token" not in session:
             return None
-        with self.engine.connect() as connection:
-            row = connection.execute(USER_NOW, {"user_id": int(user_id)}).first()
+        row = self._recall(("user", int(user_id)), USER_NOW, {"user_id": int(user_id)})
         if row is None or row.session_version != session.get("_session_version", 0):
             return None  # a session from before the user's last logout: the app logs it out
         return Viewer(user_id=int(user_id), frame_key=(int(user_id), row.display_name, row.is_organizer,
@@ -194,11 +201,26 @@ class ViewerReads:
         if not header.lower().startswith(TOKEN_PREFIX_HEADER) or not header[7:].strip():
             return None
         token = header[7:].strip()
-        with self.engine.connect() as connection:
-            row = connection.execute(TOKEN_NOW, {"digest": hashlib.sha256(token.encode()).hexdigest()}).first()
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        row = self._recall(("token", digest), TOKEN_NOW, {"digest": digest})
         if row is None or not _noted_lately(row.last_used_at):
+            if row is not None:  # the app notes its use now: read the token afresh next time
+                self.checked.put(("token", digest), (0.0, None), 1)
             return None  # unknown or revoked (the app answers 401), or its use is due to be noted (the app notes it)
         return Viewer(user_id=row.user_id, frame_key=("token", row.user_id), bucket=_bucket(token))
+
+    def _recall(self, key: tuple[Any, ...], query: Any, params: dict[str, Any], *, every: bool = False) -> Any:
+        """Return query's first row (or every row) as read at most ``remember_seconds`` ago, reading it when older."""
+        now = time.monotonic()
+        found = self.checked.get(key) if self.remember_seconds > 0 else None
+        if found is not None and found[0] > now:
+            return found[1]
+        with self.engine.connect() as connection:
+            result = connection.execute(query, params)
+            value = tuple(result) if every else result.first()
+        if self.remember_seconds > 0:
+            self.checked.put(key, (now + self.remember_seconds, value), 1)
+        return value
 
     def _within_rate_limit(self, bucket: str) -> bool:
         """Count this read in the token's API bucket (the app limiter's own key); return whether it is allowed."""
@@ -226,9 +248,9 @@ class ViewerReads:
         """Return, per shown row, whether it is the viewer's: their own, or their team's (read now)."""
         teams: frozenset[int] = frozenset()
         if any(team is not None for _, team in parts.owners):
-            with self.engine.connect() as connection:
-                teams = frozenset(connection.scalars(TEAMS_NOW, {"user_id": viewer.user_id,
-                                                                 "competition_id": parts.competition_id}))
+            found = self._recall(("teams", viewer.user_id, parts.competition_id), TEAMS_NOW,
+                                 {"user_id": viewer.user_id, "competition_id": parts.competition_id}, every=True)
+            teams = frozenset(row.team_id for row in found)
         return [(user is not None and user == viewer.user_id) or (team is not None and team in teams)
                 for user, team in parts.owners]
 
