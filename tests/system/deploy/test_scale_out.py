@@ -17,6 +17,7 @@ Namespaces need root (CAP_NET_ADMIN): elsewhere the tests skip and say why; unde
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import sys
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import redis
 import requests
 from celery import Celery
 from reachability import unreachable
@@ -50,6 +52,7 @@ from scale_cluster import (
 )
 from scale_network import Network, netns_problem, remove_leftovers
 from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
 from leaderboard.board import board_changed
@@ -59,7 +62,8 @@ from leaderboard.submissions import score_submission
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.xdist_group("scale_out")]
 
-PG_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+PG_ADMIN_URL = os.environ.get("TAILBOARD_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+PG = make_url(PG_ADMIN_URL)  # the server tests/conftest.py uses; the hosts reach it through the forwarder
 BATCH = 40  # submissions per throughput run
 THROUGHPUT_PARTICIPANTS = [f"rush{n}" for n in range(4)]
 LAG_PARTICIPANTS = [f"lag{n}" for n in range(5)]
@@ -73,9 +77,6 @@ LAG_LIMIT = 1.0 + 0.15  # a second, plus a poll interval and one board request
 
 def services_problem() -> str | None:
     """Return why PostgreSQL or Redis on 127.0.0.1 cannot be used, or None."""
-    import redis
-    from sqlalchemy.exc import OperationalError
-
     try:
         redis.Redis(port=6379, db=REDIS_DB, socket_connect_timeout=3).ping()
     except redis.RedisError as error:
@@ -84,14 +85,12 @@ def services_problem() -> str | None:
         with create_engine(PG_ADMIN_URL, poolclass=NullPool).connect():
             pass
     except OperationalError as error:
-        return f"PostgreSQL is not reachable at 127.0.0.1:5432: {error}"
+        return f"PostgreSQL is not reachable at {PG.host}:{PG.port}: {error}"
     return None
 
 
 def throwaway_database(stack: ExitStack) -> str:
     """Create an empty PostgreSQL database for this module (dropped at the end); return its name."""
-    import os
-
     name = f"tb_test_scale_out_{os.getpid()}"  # tests/conftest.py drops it if this process dies first
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT", poolclass=NullPool)
     with admin.connect() as connection:
@@ -110,16 +109,15 @@ def throwaway_database(stack: ExitStack) -> str:
 
 def emptied_redis_db(stack: ExitStack) -> None:
     """Empty the broker's Redis database now and at the end."""
-    import redis
-
     client = redis.Redis(port=6379, db=REDIS_DB)
     client.flushdb()
     stack.callback(client.flushdb)
 
 
-def root_process(stack: ExitStack, folder: Path, name: str, args: list[str], ready: object) -> None:
+def root_process(stack: ExitStack, folder: Path, name: str, args: list[str],
+                 ready: Callable[[HostProcess], bool]) -> None:
     """Start a shared service in the root namespace (killed at the end)."""
-    process = HostProcess(args, env=base_env(), log_path=folder / f"{name}.log", ready=ready)  # type: ignore[arg-type]
+    process = HostProcess(args, env=base_env(), log_path=folder / f"{name}.log", ready=ready)
     stack.callback(process.kill)
     process.start()
 
@@ -141,7 +139,7 @@ def forwarder(stack: ExitStack, folder: Path, address: str) -> tuple[int, int]:
     """Forward PostgreSQL and Redis from the bridge address to loopback; return their ports there."""
     pg_port, redis_port = free_port(address), free_port(address)
     root_process(stack, folder, "forwarder",
-                 [sys.executable, str(HERE / "tcp_forward.py"), f"{address}:{pg_port}=127.0.0.1:5432",
+                 [sys.executable, str(HERE / "tcp_forward.py"), f"{address}:{pg_port}={PG.host}:{PG.port or 5432}",
                   f"{address}:{redis_port}=127.0.0.1:6379"], logged("ready"))
     return pg_port, redis_port
 
@@ -162,13 +160,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         emptied_redis_db(stack)
         pg_port, redis_port = forwarder(stack, folder, network.bridge_address)
         s3_endpoint = s3_server(stack, folder, network.bridge_address)
-        shared = shared_settings(database_url=f"postgresql://postgres@{network.bridge_address}:{pg_port}/{database}",
+        on_bridge = PG.set(drivername="postgresql", host=network.bridge_address, port=pg_port, database=database)
+        shared = shared_settings(database_url=on_bridge.render_as_string(hide_password=False),
                                  redis_url=f"redis://{network.bridge_address}:{redis_port}/{REDIS_DB}",
                                  s3_endpoint=s3_endpoint)
         for name in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
             monkeypatch.setenv(name, shared[name])  # boto3 in this process reads them from the environment
         settings = Settings.from_env({
-            **shared, "DATABASE_URL": str(make_url(PG_ADMIN_URL).set(database=database).render_as_string(False)),
+            **shared, "DATABASE_URL": PG.set(database=database).render_as_string(hide_password=False),
             "TAILBOARD_SCORING": "inline", "TAILBOARD_DATA_DIR": str(folder / "root")})
         instance = make_instance(settings, participants=THROUGHPUT_PARTICIPANTS + LAG_PARTICIPANTS
                                  + CHAOS_PARTICIPANTS)
