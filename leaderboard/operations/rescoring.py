@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -47,6 +49,10 @@ log = logging.getLogger(__name__)
 
 BATCH = 100
 """Submissions scored and recorded together; progress and the resume point are committed after each batch."""
+BATCH_BYTES = 64 * 1024 * 1024
+"""At most this many bytes of files in a batch (at least one file): a batch's files are held in memory."""
+SCORED_AHEAD = 2
+"""Batches handed to the scorer before the one being recorded (a pool scores them meanwhile)."""
 BOARD_EVERY_SECONDS = 5.0
 """How often a running re-score tells the board what it changed (and once at the end); old scores show meanwhile."""
 RESCORED = ("scored", "failed")
@@ -98,8 +104,8 @@ def count_eligible(ctx: ServiceContext, *, phase_id: int, after: int = 0) -> int
 def run_rescore(ctx: ServiceContext, *, job_id: int, token: str) -> None:
     """Re-score the job's phase batch by batch from its resume point; stop when the job is no longer ours.
 
-    The next batch is read and handed to the scorer before the current one is recorded, so
-    a pooled scorer (operations/rescore_pool.py) scores it while this thread records.
+    The next batches are read and handed to the scorer before the current one is recorded,
+    so a pooled scorer (operations/rescore_pool.py) scores them while this thread records.
     """
     job = ctx.session.get(Job, job_id, populate_existing=True)
     assert job is not None and job.phase_id is not None
@@ -111,19 +117,30 @@ def run_rescore(ctx: ServiceContext, *, job_id: int, token: str) -> None:
     board = BoardNotices(ctx, phase_id=phase_id, everything=resumed)
     scorers = Scorers(ctx, pooled=left >= rescore_pool.POOL_FROM)
     try:
-        batch = start_batch(ctx, scorers, phase_id=phase_id, after=int(params.get("cursor", 0)))
-        while batch is not None:
-            following = start_batch(ctx, scorers, phase_id=phase_id, after=batch.ids[-1])
+        for batch in batches(ctx, scorers, phase_id=phase_id, after=int(params.get("cursor", 0))):
             board.add(finish_batch(ctx, batch, phase_id=phase_id))
             params["cursor"], done = batch.ids[-1], done + len(batch.ids)
             if not jobs.progress(ctx, job_id=job_id, token=token, done=done, params=params):
                 log.info("job %s was taken over or superseded; this run stops", job_id)
                 return
             board.tell_if_due()
-            batch = following
     finally:
         scorers.close()
         board.tell()
+
+
+def batches(ctx: ServiceContext, scorers: Scorers, *, phase_id: int, after: int) -> Iterator[Batch]:
+    """Yield the run's batches in order, each handed to the scorer SCORED_AHEAD batches before its turn."""
+    started: deque[Batch] = deque()
+    more = True
+    while True:
+        while more and len(started) <= SCORED_AHEAD:
+            batch = start_batch(ctx, scorers, phase_id=phase_id, after=started[-1].ids[-1] if started else after)
+            more = batch is not None
+            started.extend([batch] if batch is not None else [])
+        if not started:
+            return
+        yield started.popleft()
 
 
 @dataclass(frozen=True)
@@ -159,7 +176,8 @@ class Scorers:
 
 def start_batch(ctx: ServiceContext, scorers: Scorers, *, phase_id: int, after: int) -> Batch | None:
     """Read the next batch's files after the id ``after`` and hand them to the scorer; None when none is left."""
-    ids = list(ctx.session.scalars(eligible(phase_id, after).limit(BATCH)))
+    ids = _within_bytes(ctx.session.execute(eligible(phase_id, after).add_columns(Submission.file_size)
+                                            .limit(BATCH)).all())
     if not ids:
         return None
     phase = ctx.session.get(Phase, phase_id, populate_existing=True)
@@ -173,6 +191,18 @@ def start_batch(ctx: ServiceContext, scorers: Scorers, *, phase_id: int, after: 
         partial(ctx.storage.read_bytes, key), session=ctx.session, what=f"reading the file of submission {sid}"))
         for sid, status, key in rows]
     return Batch(ids, version, scorer.submit(files))
+
+
+def _within_bytes(rows: Sequence[Any]) -> list[int]:
+    """Return the ids of (id, file size) rows up to BATCH_BYTES of files in all (at least one)."""
+    ids: list[int] = []
+    total = 0
+    for sid, size in rows:
+        total += int(size or 0)
+        if ids and total > BATCH_BYTES:
+            break
+        ids.append(sid)
+    return ids
 
 
 def finish_batch(ctx: ServiceContext, batch: Batch, *, phase_id: int) -> list[int]:

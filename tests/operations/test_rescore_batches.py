@@ -148,6 +148,7 @@ def rescoring_ids(ctx, phase) -> list[int]:
 def test_labels_replaced_between_scoring_and_recording_drop_that_batch(ctx, make_phase, make_user,
                                                                         make_predictions, monkeypatch):
     monkeypatch.setattr(rescoring, "BATCH", 2)
+    monkeypatch.setattr(rescoring, "SCORED_AHEAD", 1)  # the third batch is handed out after the labels change
     phase, user = make_phase(max_per_day="unlimited"), make_user()
     uploads(ctx, phase, user, make_predictions, 3)
     ids = rescoring_ids(ctx, phase)
@@ -209,3 +210,20 @@ def test_a_pool_that_breaks_mid_run_is_replaced_by_the_jobs_thread(ctx, make_pha
     job = rescore(ctx, phase)
     assert (job.status, job.done) == ("done", 7)
     assert all(len(scores_of(ctx, sid)) == 2 for sid in ids)
+
+
+def test_a_batch_holds_at_most_batch_bytes_of_files_and_at_least_one(ctx, make_phase, make_user, make_predictions,
+                                                                      monkeypatch):
+    phase, user = make_phase(max_per_day="unlimited"), make_user()
+    uploads(ctx, phase, user, make_predictions, 3)
+    size = max(ctx.session.scalars(select(Submission.file_size).where(Submission.phase_id == phase.id)))
+    seen: list[int] = []
+    real_progress = jobs.progress
+    monkeypatch.setattr(jobs, "progress", lambda ctx, **kw: seen.append(kw["done"]) or real_progress(ctx, **kw))
+    monkeypatch.setattr(rescoring, "BATCH_BYTES", 1)  # smaller than any file: one file a batch
+    rescore(ctx, phase)
+    assert seen == [0, 1, 2, 3, 4, 5, 6]
+    monkeypatch.setattr(rescoring, "BATCH_BYTES", 2 * size)  # two files of the largest size fit
+    seen.clear()
+    rescore(ctx, phase)
+    assert seen == [0, 2, 4, 6]
