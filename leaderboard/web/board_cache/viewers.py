@@ -228,12 +228,10 @@ class ViewerReads:
             return True
         limits = parse_many(str(self.flask_app.config.get("API_RATELIMIT", "300 per minute")))
         # Tested against the app's own count (tests/web/test_viewer_reads.py): a read answered here and one
-        # answered by the app share the bucket. A breach is not counted here: the app counts and answers it.
+        # answered by the app share the bucket. A breach goes on to the app, whose limiter answers 429.
         prefix = self.flask_app.config.get("RATELIMIT_KEY_PREFIX", "")
         names = [prefix, bucket, API_ENDPOINT] if prefix else [bucket, API_ENDPOINT]
-        if not all(limiter.limiter.test(limit, *names) for limit in limits):
-            return False
-        return all([limiter.limiter.hit(limit, *names) for limit in limits])
+        return all([limiter.limiter.hit(limit, *names) for limit in limits])  # one round trip each (Redis)
 
     def _frame_key(self, viewer: Viewer, key: tuple[Any, ...]) -> tuple[Any, ...]:
         """Return the key of the page around the body: the viewer as checked, the phase's name, path and stamp.
