@@ -111,7 +111,7 @@ class ViewerReads:
     def __init__(self, flask_app: Flask, engine: Engine) -> None:
         self.flask_app, self.engine = flask_app, engine
         self.bodies: BoundedLru[KeptBody] = BoundedLru(entries=BODIES, max_bytes=BODY_BYTES)
-        self.frames: BoundedLru[tuple[str, str]] = BoundedLru(entries=FRAMES, max_bytes=FRAME_BYTES)
+        self.frames: BoundedLru[tuple[bytes, bytes]] = BoundedLru(entries=FRAMES, max_bytes=FRAME_BYTES)
         self.checked: BoundedLru[tuple[float, Any]] = BoundedLru(entries=CHECKED, max_bytes=CHECKED)
         self.remember_seconds = REMEMBER_SECONDS
         self.enabled = True
@@ -134,11 +134,12 @@ class ViewerReads:
         if kept is None:
             return None
         parts = kept.parts
-        frame = ("", "") if parts.frame is None else self.frames.get(self._frame_key(viewer, key))
+        frame = (b"", b"") if parts.frame is None else self.frames.get(self._frame_key(viewer, key))
         if frame is None or (viewer.bucket is not None and not self._within_rate_limit(viewer.bucket)):
             return None  # a missing part: the app answers; a full bucket: the app's limiter answers 429
-        text = frame[0] + parts.body.fill(self._mine(viewer, parts), parts.marks, parts.unmarked) + frame[1]
-        body = text.encode("utf-8")
+        marks = {kind: text.encode("utf-8") for kind, text in parts.marks.items()}
+        body = b"".join((frame[0], parts.body.fill_bytes(self._mine(viewer, parts), marks,
+                                                         parts.unmarked.encode("utf-8")), frame[1]))
         start_response(kept.status, [*kept.headers, ("Content-Length", str(len(body)))])
         with self.lock:
             self.answered += 1
@@ -166,10 +167,11 @@ class ViewerReads:
         if (parts is not None and captured.get("status", "").startswith("200") and "set-cookie" not in names
                 and parts.version == key[0][1]):
             kept_headers = tuple((k, v) for k, v in headers if k.lower() != "content-length")
-            weight = sum(len(p) for p in parts.body.parts)
+            weight = 2 * sum(len(p) for p in parts.body.parts)  # its text and, once answered here, its UTF-8
             self.bodies.put(key, KeptBody(parts=parts, status=captured["status"], headers=kept_headers), weight)
             if parts.frame is not None:
-                self.frames.put(self._frame_key(viewer, key), parts.frame, len(parts.frame[0]) + len(parts.frame[1]))
+                frame = (parts.frame[0].encode("utf-8"), parts.frame[1].encode("utf-8"))
+                self.frames.put(self._frame_key(viewer, key), frame, len(frame[0]) + len(frame[1]))
         return [body]
 
     def _session_viewer(self, environ: dict[str, Any]) -> Viewer | None:
