@@ -27,9 +27,24 @@ def board_changed(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterabl
     re-scored, lets the refresh rebuild just their owners' entries; without it the whole
     board is rebuilt (settings, moderation, selection, open/close: any change).
     """
-    wanted = announce(ctx, phase_id=phase_id, submission_ids=submission_ids)
+    wanted = announce_change(ctx, phase_id=phase_id, submission_ids=submission_ids)
+    bring_up_to_date(ctx, phase_id=phase_id, covering=wanted)
+
+
+def announce_change(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterable[int] | None = None) -> int:
+    """Record a committed change to the phase's board (the refresh may come later); return the count it needs built.
+
+    A writer that cannot wait for the refresh (the embedded scorer, leaderboard/workers/board_refresher.py)
+    announces here and has ``bring_up_to_date`` run later; until then readers show the rows as they
+    are, or refresh them when no refresh is under way (board/versions.py).
+    """
+    return announce(ctx, phase_id=phase_id, submission_ids=submission_ids)
+
+
+def bring_up_to_date(ctx: ServiceContext, *, phase_id: int, covering: int | None = None) -> None:
+    """Refresh the phase's board unless it already covers ``covering``, then queue its board.changed webhooks."""
     try:
-        refresh(ctx, phase_id=phase_id, covering=wanted)
+        refresh(ctx, phase_id=phase_id, covering=covering)
     except Exception:  # the change is announced: the next reader refreshes before it reads (boards.fresh_version)
         log.exception("refreshing the board of phase %s failed; readers will refresh it", phase_id)
     notices.board_changed(ctx, phase_id=phase_id)  # board.changed webhooks (docs/NOTIFY.md)

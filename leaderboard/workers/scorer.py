@@ -15,6 +15,7 @@ nor in celery mode.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -22,6 +23,7 @@ from typing import Any
 
 from leaderboard.platform import Runtime
 from leaderboard.submissions import scoring_runs
+from leaderboard.workers.board_refresher import BoardRefresher
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,7 @@ class ScoringWorker:
 
     def __init__(self, runtime: Runtime, *, idle_seconds: float = IDLE_SECONDS) -> None:
         self.runtime = runtime
+        self.refresher = BoardRefresher(runtime)
         self.idle_seconds = idle_seconds
         self._lock = threading.Lock()
         self._pid: int | None = None
@@ -59,9 +62,10 @@ class ScoringWorker:
             threading.Thread(target=self._loop, args=(self._wake, self._stop), name=self.name, daemon=True).start()
 
     def stop(self) -> None:
-        """Ask the thread to stop after the submission it is scoring."""
+        """Ask the thread to stop after the submission it is scoring, and the board refresher after its round."""
         self._stop.set()
         self._wake.set()
+        self.refresher.stop()
 
     def drain(self) -> list[int]:
         """Score ready submissions in fair order until none waits; return their ids (what a wake-up runs)."""
@@ -77,10 +81,14 @@ class ScoringWorker:
         """Score the fairest ready submission in a fresh session; None when none waits or the database is away."""
         try:
             with self.runtime.sessions() as session:
-                return scoring_runs.score_next(self.runtime.context(session))
+                return scoring_runs.score_next(self.scoring_runtime().context(session))
         except Exception:  # the database may be away: the submission stays queued, the sweep wakes us again
             log.exception("the embedded scorer failed to take a submission; it tries again when woken")
             return None
+
+    def scoring_runtime(self) -> Runtime:
+        """Return the runtime a scoring run sees: its scores announced now, their boards refreshed by the refresher."""
+        return dataclasses.replace(self.runtime, board_changed=self.refresher.board_changed, dispatcher=self)
 
     def _loop(self, wake: threading.Event, stop: threading.Event) -> None:
         while not stop.is_set():

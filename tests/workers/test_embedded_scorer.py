@@ -112,3 +112,35 @@ def test_a_process_starts_one_scorer_thread_however_many_dispatches_wake_it(runt
         assert scorer_threads() == before + 1
     finally:
         worker.stop()
+
+
+def test_ten_scores_announced_to_the_refresher_are_built_by_one_refresh(runtime, ctx, make_phase, make_user,
+                                                                         make_predictions, monkeypatch):
+    from leaderboard.board import versions
+    from leaderboard.models import Board
+    from leaderboard.workers.board_refresher import BoardRefresher
+
+    phase = make_phase(config={"task_type": "binary", "min_slice_items": 1})
+    accept_submission(ctx, phase_id=phase.id, user=make_user(display_name="on the board"), filename="p.csv",
+                      stream=io.BytesIO(make_predictions()))
+    refresher = BoardRefresher(runtime)
+    monkeypatch.setattr(refresher, "start", lambda: None)  # its round is run below, by hand
+    monkeypatch.setattr(ctx.runtime, "board_changed", refresher.board_changed)
+    users = [make_user(display_name=f"stream-{n}") for n in range(10)]
+    for n, user in enumerate(users):  # each scored and announced; none waits for a refresh
+        accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv",
+                          stream=io.BytesIO(make_predictions(wrong=n % 8)))
+    ctx.session.expire_all()
+    stand = ctx.session.get(Board, phase.id)
+    assert stand.built < stand.wanted
+    rebuilds: list[int] = []
+    original = versions.rebuild
+    monkeypatch.setattr(versions, "rebuild", lambda *a, **k: rebuilds.append(1) or original(*a, **k))
+    assert refresher.run_once() == [phase.id]
+    assert len(rebuilds) == 1
+    ctx.session.expire_all()
+    stand = ctx.session.get(Board, phase.id)
+    assert stand.built == stand.wanted
+    names = [row.display_name for row in ranking.leaderboard(ctx, phase_id=phase.id,
+                                                             query=BoardQuery(every_row=True)).rows]
+    assert {u.display_name for u in users} <= set(names)
