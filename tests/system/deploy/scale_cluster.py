@@ -44,6 +44,7 @@ HOSTS = {"web-a": 11, "web-b": 12, "worker-1": 21, "worker-2": 22}
 WEB_PORT = 8000
 REDIS_DB = 11  # the fault tests use 12, the Celery worker tests 13
 SCORING_DELAY = "0.5"  # seconds each scoring run sleeps before evaluating (slow_tasks.py)
+LEASE_SECONDS = 4  # a killed worker's run is taken back within this (beat sweeps every second)
 LABELS = b"".join(json.dumps({"id": f"q{i}", "label": i % 2 == 0}).encode() + b"\n" for i in range(40))
 PREDICTIONS = b"id,prediction\n" + b"".join(f"q{i},{'yes' if i % 3 else 'no'}\n".encode() for i in range(40))
 
@@ -131,7 +132,7 @@ def shared_settings(*, database_url: str, redis_url: str, s3_endpoint: str) -> d
         "RATELIMIT_STORAGE_URI": redis_url,
         "TAILBOARD_API_RATELIMIT": "100000 per minute",  # the test's clients upload faster than a person
         "TAILBOARD_SWEEP_SECONDS": "1",  # beat sends the sweep every second
-        "TAILBOARD_LEASE_SECONDS": "4",  # a killed worker's run is taken back within 4 s
+        "TAILBOARD_LEASE_SECONDS": str(LEASE_SECONDS),
         "TAILBOARD_RETRY_SECONDS": "0.5",
     }
 
@@ -270,12 +271,12 @@ class Cluster:
             return dict(session.execute(select(Submission.id, Submission.attempts)
                                         .where(Submission.id.in_(ids))).all())
 
-    def scoring(self, ids: set[int]) -> dict[int, datetime]:
-        """Return the ones of ids being scored now, with when their current run started (naive UTC)."""
+    def scoring(self, ids: set[int]) -> dict[int, datetime | None]:
+        """Return the ones of ids being scored now, with the end of their run's lease (naive UTC)."""
         with self.runtime.sessions() as session:
-            rows = session.execute(select(Submission.id, Submission.scoring_started_at)
+            rows = session.execute(select(Submission.id, Submission.lease_until)
                                    .where(Submission.id.in_(ids), Submission.status == "scoring"))
-            return {submission_id: started for submission_id, started in rows.all() if started is not None}
+            return dict(rows.all())
 
     def scored_at(self, ids: set[int]) -> dict[int, datetime]:
         """Return when each submission's current score row was recorded (naive UTC)."""

@@ -39,8 +39,8 @@ from s3_servers import ACCESS_KEY, BUCKET, SECRET_KEY
 from scale_cluster import (
     HERE,
     HOSTS,
+    LEASE_SECONDS,
     REDIS_DB,
-    SCORING_DELAY,
     Cluster,
     HostProcess,
     base_env,
@@ -57,7 +57,7 @@ from sqlalchemy.pool import NullPool
 
 from leaderboard.board import board_changed
 from leaderboard.platform import Settings, build_runtime
-from leaderboard.platform.db import as_aware_utc, utcnow
+from leaderboard.platform.db import as_aware_utc
 from leaderboard.submissions import score_submission
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.xdist_group("scale_out")]
@@ -334,20 +334,23 @@ def wait_for(condition: Callable[[], bool], *, seconds: float) -> bool:
     return condition()
 
 
-def kill_a_worker_mid_scoring(cluster: Cluster, ids: Callable[[], set[int]]) -> set[int]:
-    """Kill worker-2 (-9) while both workers score; return the submissions its death left in 'scoring'.
+def kill_a_worker_mid_scoring(cluster: Cluster, ids: Callable[[], set[int]]) -> tuple[set[int], float]:
+    """Kill worker-2 (-9) while both workers score; return the submissions it left mid-run, and when (epoch).
 
-    A run still 'scoring' well after the kill, started before it, was worker-2's: worker-1's would
-    have ended in SCORING_DELAY. If worker-2 happened to be between runs, restart it and try again.
+    Of the runs 'scoring' right after the kill, worker-2's is the one whose lease is no longer
+    renewed (worker-1 renews its own every LEASE_SECONDS / 4, or finishes the run). If
+    worker-2 happened to be between runs, nothing is left: restart it and try again.
     """
     for _ in range(3):
         assert wait_for(lambda: len(cluster.scoring(ids())) >= 2, seconds=60), cluster.statuses(ids())
-        killed_at = utcnow()
         cluster.kill("worker-2")
-        time.sleep(3 * float(SCORING_DELAY))
-        left = {i for i, started in cluster.scoring(ids()).items() if started < killed_at}
+        killed_at = time.time()
+        caught = cluster.scoring(ids())
+        time.sleep(0.6 * LEASE_SECONDS)  # two renewals of a live run; a dead run's lease is not yet lapsed
+        now, attempts = cluster.scoring(set(caught)), cluster.attempts(set(caught))
+        left = {i for i, lease in caught.items() if (i in now and now[i] == lease) or attempts[i] >= 1}
         if left:
-            return left
+            return left, killed_at
         cluster.start_worker("worker-2")
     raise AssertionError("worker-2 was never killed in the middle of a scoring run")
 
@@ -360,7 +363,7 @@ def test_killing_a_web_host_and_a_worker_host_loses_no_acknowledged_upload(clust
         assert wait_for(lambda: uploads.count() >= 8, seconds=60), uploads
         cluster.kill("web-a")  # gunicorn's master and its workers, -9, while clients upload to it
         before_kill = uploads.count()
-        interrupted = kill_a_worker_mid_scoring(cluster, lambda: cluster.submissions_of(CHAOS_PARTICIPANTS))
+        interrupted, killed_at = kill_a_worker_mid_scoring(cluster, lambda: cluster.submissions_of(CHAOS_PARTICIPANTS))
         assert wait_for(lambda: uploads.count() >= before_kill + 12, seconds=60), uploads
     finally:
         stop.set()
@@ -368,11 +371,14 @@ def test_killing_a_web_host_and_a_worker_host_loses_no_acknowledged_upload(clust
             thread.join(timeout=60)
     everything = cluster.submissions_of(CHAOS_PARTICIPANTS)
     scored = cluster.wait_scored(everything, seconds=90)
+    waited = [as_aware_utc(at).timestamp() - killed_at for at in cluster.scored_at(interrupted).values()]
     print(f"\n{len(uploads.acknowledged)} uploads acknowledged ({uploads.count() - before_kill} after web-a was "
           f"killed, {uploads.switched} retried on the other host); worker-2 killed while scoring "
-          f"{sorted(interrupted)}, their failed attempts then: {cluster.attempts(interrupted)}")
+          f"{sorted(interrupted)}, scored by worker-1 {', '.join(f'{w:.1f}' for w in waited)} s after the kill; "
+          f"{len(everything)} scored in all")
     assert uploads.given_up == []
     assert everything == uploads.acknowledged  # no stored upload without its 202, none acknowledged twice
     assert scored, (cluster.statuses(everything), cluster.logs("worker-1", "worker-1-beat"))
     assert set(cluster.attempts(interrupted).values()) == {1}  # taken back once from the dead worker, then scored
+    assert set(cluster.statuses(interrupted).values()) == {"scored"}
     assert uploads.switched > 0  # clients did meet the dead web host, and went on through the other
