@@ -29,8 +29,8 @@ from scoring.correctness import item_correctness
 
 log = logging.getLogger(__name__)
 
-PROCESSES = max(1, min(4, (os.cpu_count() or 2) - 1))
-"""Scoring processes of a pool: the cores but one (that one records and refreshes the board), at most 4."""
+PROCESSES = max(1, min(4, os.cpu_count() or 1))
+"""Scoring processes of a pool: one per core, at most 4 (at a lower priority, they take what the site leaves)."""
 POOL_FROM = 200
 """A job re-scoring fewer submissions scores in its own thread (starting a process costs about a second)."""
 NICENESS = 10
