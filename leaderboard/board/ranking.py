@@ -20,7 +20,7 @@ from sqlalchemy.orm import joinedload
 from leaderboard.accounts import Actor, leaderboard_readable, phase_status, status_at
 from leaderboard.board.cells import shown_split
 from leaderboard.board.layout import BoardLayout, cached_layout
-from leaderboard.board.read import ShownRow, load_view, marked
+from leaderboard.board.read import LoadedView, ShownRow, load_view, marked
 from leaderboard.board.rules import rule_sentence
 from leaderboard.board.versions import fresh_version
 from leaderboard.models import Board, Competition, Phase, TeamMember, User
@@ -111,6 +111,11 @@ ANONYMOUS_STATE = (
     .outerjoin(Board, Board.phase_id == Phase.id).where(Phase.id == bindparam("phase_id")))
 
 
+PHASE_AND_BOARD = (select(Phase, Board).outerjoin(Board, Board.phase_id == Phase.id)
+                   .options(joinedload(Phase.competition)).where(Phase.id == bindparam("phase_id")))
+"""A board read's phase (its competition loaded) and board row, built once: building it cost more than running it."""
+
+
 def anonymous_row(connection: Connection, *, phase_id: int) -> tuple[Any, ...] | None:
     """Return the fields anonymous_key needs about a phase, from one small query (None: no such phase).
 
@@ -147,9 +152,7 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
                 query: BoardQuery | None = None) -> Leaderboard:
     """Return the phase's board as the viewer may see it, one view and page of it (Forbidden when hidden)."""
     query = query or BoardQuery()
-    found = ctx.session.execute(
-        select(Phase, Board).outerjoin(Board, Board.phase_id == Phase.id).options(joinedload(Phase.competition))
-        .where(Phase.id == phase_id)).first()
+    found = ctx.session.execute(PHASE_AND_BOARD, {"phase_id": phase_id}).first()
     if found is None:
         raise NotFound(f"No phase {phase_id}.")
     phase, stand = found
@@ -162,9 +165,9 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
     board = board_state(phase)
     columns = layout.columns(index)
     loaded = load_view(ctx, phase_id=phase.id, board=board, view=index, version=version, columns=columns)
-    rows = list(loaded.rows) if readable else []  # upcoming: no entry, not even a baseline
     sort, order = _sort_of(layout, index, query)
-    picked = _sorted(_filtered(rows, loaded.search if readable else (), query), sort=sort, order=order)
+    entries = len(loaded.rows) if readable else 0  # upcoming: no entry, not even a baseline
+    picked = _picked(loaded, query, sort=sort, order=order) if readable else []
     per_page = max(len(picked), 1) if query.every_row else query.per_page
     pages = max(1, -(-len(picked) // per_page))
     page = 1 if query.every_row else min(query.page, pages)
@@ -174,7 +177,7 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
     return Leaderboard(phase=phase, board=board, split=shown_split(phase, board), layout=layout, view_index=index,
                        rule=rule_sentence(phase, layout, board=board, view_index=index),
                        columns=loaded.present if readable else (),
-                       total=len(picked), entries=len(rows), page=page, per_page=per_page, sort=sort, order=order,
+                       total=len(picked), entries=entries, page=page, per_page=per_page, sort=sort, order=order,
                        query=query, rows=marked(window, user_id=user_id, team_ids=teams), top=top,
                        version=loaded.version, readable=readable)
 
@@ -205,32 +208,40 @@ def _sort_of(layout: BoardLayout, index: int, query: BoardQuery) -> tuple[str, s
     return sort, "desc" if higher_is_better(sort) else "asc"
 
 
-def _filtered(rows: list[ShownRow], search: Sequence[tuple[str, ...]], query: BoardQuery) -> list[ShownRow]:
-    """Return the rows matching the search text (in search: each row's texts, casefolded) and the metadata filters."""
+def _picked(loaded: LoadedView, query: BoardQuery, *, sort: str, order: str) -> list[ShownRow]:
+    """Return the view's rows matching the search and filters, in the asked order.
+
+    Sorting every row and then filtering gives what filtering and then sorting gives (the
+    sort is stable and a filter keeps order), so each order is computed once per loaded
+    view (``LoadedView.orders``) and a search, filter or page number only walks it.
+    """
+    rows, search = loaded.rows, loaded.search
+    indices = loaded.orders.get((sort, order))
+    if indices is None:
+        indices = loaded.orders.setdefault((sort, order), _sorted(rows, sort=sort, order=order))
     needle = query.q.strip().casefold()
     if not needle and not query.flags and query.prompting is None:
-        return rows
-    out = []
-    for row, texts in zip(rows, search, strict=True):
-        if needle and not any(needle in text for text in texts):
-            continue
-        if any(row.metadata.get(key) is not value for key, value in query.flags.items()):
-            continue
-        if query.prompting is not None and row.metadata.get("prompting") != query.prompting:
-            continue
-        out.append(row)
-    return out
+        return [rows[i] for i in indices]
+    return [rows[i] for i in indices if _matches(rows[i], search[i], needle, query)]
 
 
-def _sorted(rows: list[ShownRow], *, sort: str, order: str) -> list[ShownRow]:
-    """Return rows sorted by a shown figure or field; missing values last, ties in rank order."""
+def _matches(row: ShownRow, texts: tuple[str, ...], needle: str, query: BoardQuery) -> bool:
+    """Return whether a row matches the search text (in its casefolded texts) and the metadata filters."""
+    if needle and not any(needle in text for text in texts):
+        return False
+    if any(row.metadata.get(key) is not value for key, value in query.flags.items()):
+        return False
+    return query.prompting is None or row.metadata.get("prompting") == query.prompting
+
+
+def _sorted(rows: Sequence[ShownRow], *, sort: str, order: str) -> tuple[int, ...]:
+    """Return the indices of rows sorted by a shown figure or field; missing values last, ties in rank order."""
     if sort == "rank":  # rows come in rank order
-        return rows[::-1] if order == "desc" else rows
-
-    keyed = [(_sort_value(r, sort), r) for r in sorted(rows, key=lambda r: r.position)]
+        return tuple(range(len(rows) - 1, -1, -1)) if order == "desc" else tuple(range(len(rows)))
+    keyed = [(_sort_value(rows[i], sort), i) for i in sorted(range(len(rows)), key=lambda i: rows[i].position)]
     present = [pair for pair in keyed if pair[0] is not None]
     ordered = sorted(present, key=lambda pair: pair[0], reverse=order == "desc")  # stable: ties keep rank order
-    return [r for _, r in ordered] + [r for value, r in keyed if value is None]
+    return tuple([i for _, i in ordered] + [i for value, i in keyed if value is None])
 
 
 def _sort_value(row: ShownRow, sort: str) -> Any:

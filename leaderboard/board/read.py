@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -73,6 +73,8 @@ class LoadedView:
     present: tuple[str, ...] = ()  # the columns with a value in some row
     top: tuple[int, ...] = ()  # submission ids of the five best ranked entries
     search: tuple[tuple[str, ...], ...] = ()  # per row: its name, team and method casefolded, for ?q= (ranking.py)
+    orders: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
+    """Row indices per (sort, order) asked so far (ranking.py); a view has a dozen orders at most."""
 
 
 def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,
