@@ -38,13 +38,15 @@ class RefreshBusy(TimeoutError):
 
 
 @contextmanager
-def sqlite_turn(database: str | None, phase_id: int, *, wait: bool) -> Iterator[bool]:
-    """Hold the phase's refresh turn of a SQLite database; yield False at once when busy and not ``wait``.
+def process_turn(database: str, phase_id: int, *, wait: bool) -> Iterator[bool]:
+    """Hold this process's turn to refresh a phase's board; yield False at once when busy and not ``wait``.
 
-    Raises RefreshBusy when waiting longer than LOCK_TIMEOUT.
+    One refresh of a phase per process at a time: waiting writers queue here rather than each
+    holding a database connection, and readers that find it busy go on without one (on
+    PostgreSQL a pool of 15 connections per process ran dry when every reader opened a second
+    session to refresh). Raises RefreshBusy when waiting longer than LOCK_TIMEOUT.
     """
-    deadline = time.monotonic() + LOCK_TIMEOUT
-    lock = _thread_lock(database or ":memory:", phase_id)
+    lock = _thread_lock(database, phase_id)
     acquired = lock.acquire(timeout=LOCK_TIMEOUT) if wait else lock.acquire(blocking=False)
     if not acquired:
         if wait:
@@ -52,6 +54,22 @@ def sqlite_turn(database: str | None, phase_id: int, *, wait: bool) -> Iterator[
         yield False
         return
     try:
+        yield True
+    finally:
+        lock.release()
+
+
+@contextmanager
+def sqlite_turn(database: str | None, phase_id: int, *, wait: bool) -> Iterator[bool]:
+    """Hold the phase's refresh turn of a SQLite database; yield False at once when busy and not ``wait``.
+
+    Raises RefreshBusy when waiting longer than LOCK_TIMEOUT.
+    """
+    deadline = time.monotonic() + LOCK_TIMEOUT
+    with process_turn(database or ":memory:", phase_id, wait=wait) as mine:
+        if not mine:
+            yield False
+            return
         if not database or database == ":memory:":  # one process: the thread lock is the whole turn
             yield True
             return
@@ -66,8 +84,6 @@ def sqlite_turn(database: str | None, phase_id: int, *, wait: bool) -> Iterator[
                 yield True
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    finally:
-        lock.release()
 
 
 def _thread_lock(database: str, phase_id: int) -> threading.Lock:

@@ -33,7 +33,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from leaderboard.board.refresh import apply_plan, rebuild
-from leaderboard.board.refresh_lock import Writes, sqlite_turn
+from leaderboard.board.refresh_lock import Writes, process_turn, sqlite_turn
 from leaderboard.models import Board, BoardDirty, Phase
 from leaderboard.platform import ServiceContext
 from leaderboard.platform.db import utcnow
@@ -78,8 +78,9 @@ def refresh(ctx: ServiceContext, *, phase_id: int, covering: int | None = None, 
     False at once and reads the rows as they are (that refresh's writer has not returned).
     """
     engine = ctx.runtime.engine
-    if engine.dialect.name != "sqlite":
-        return _refresh_in_turn(ctx, phase_id=phase_id, covering=covering, wait=wait, sqlite=False)
+    if engine.dialect.name != "sqlite":  # one refresh session per process, then the advisory lock
+        with process_turn(engine.url.render_as_string(), phase_id, wait=wait) as mine:
+            return mine and _refresh_in_turn(ctx, phase_id=phase_id, covering=covering, wait=wait, sqlite=False)
     with sqlite_turn(engine.url.database, phase_id, wait=wait) as mine:
         return mine and _refresh_in_turn(ctx, phase_id=phase_id, covering=covering, wait=wait, sqlite=True)
 

@@ -7,6 +7,9 @@ board refresh runs. The thread refreshes each phase named since its last round o
 covering every change announced before it read the board: a stream of scores becomes one
 refresh per refresh time, not one per score. Refreshes of other processes and of this one
 take turns per phase (board/versions.py), and readers never wait for one under way.
+An announcement that fails (the database busy or its connections all taken) is kept and
+made again by the thread until it goes through: the score is committed, and an
+unannounced score would never reach the board.
 """
 
 from __future__ import annotations
@@ -16,10 +19,15 @@ import os
 import threading
 from collections.abc import Iterable
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from leaderboard.board.changes import announce_change, bring_up_to_date
 from leaderboard.platform import Runtime, ServiceContext
 
 log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 2.0
+"""Pause before a failed announcement is made again."""
 
 
 class BoardRefresher:
@@ -32,13 +40,22 @@ class BoardRefresher:
         self._lock = threading.Lock()
         self._pid: int | None = None
         self._pending: dict[int, int] = {}  # phase id -> the announced count its refresh must cover
+        self._unannounced: list[tuple[int, list[int] | None]] = []  # (phase id, submission ids) to announce again
         self._wake = threading.Event()
         self._stop = threading.Event()
         self.rounds = 0
 
     def board_changed(self, ctx: ServiceContext, *, phase_id: int, submission_ids: Iterable[int] | None = None) -> None:
-        """Announce a committed change now; have this process's thread refresh the board soon."""
-        wanted = announce_change(ctx, phase_id=phase_id, submission_ids=submission_ids)
+        """Announce a committed change now (or, failing, soon); have this process's thread refresh the board soon."""
+        ids = None if submission_ids is None else list(submission_ids)
+        try:
+            wanted = announce_change(ctx, phase_id=phase_id, submission_ids=ids)
+        except SQLAlchemyError:  # committed but not announced: the thread announces it again
+            log.warning("announcing a change to the board of phase %s failed; it is announced again in %g s",
+                        phase_id, RETRY_SECONDS, exc_info=True)
+            with self._lock:
+                self._unannounced.append((phase_id, ids))
+            wanted = 0
         with self._lock:
             self._pending[phase_id] = max(self._pending.get(phase_id, 0), wanted)
         self.start()
@@ -61,7 +78,8 @@ class BoardRefresher:
         self._wake.set()
 
     def run_once(self) -> list[int]:
-        """Refresh every phase named since the last round, once each; return their ids."""
+        """Announce what failed to be announced, then refresh every phase named since the last round once each."""
+        self._announce_again()
         with self._lock:
             pending, self._pending = self._pending, {}
         for phase_id, covering in sorted(pending.items()):
@@ -73,9 +91,25 @@ class BoardRefresher:
         self.rounds += 1
         return sorted(pending)
 
+    def _announce_again(self) -> None:
+        """Make the failed announcements again; keep those that fail once more for the next round."""
+        with self._lock:
+            todo, self._unannounced = self._unannounced, []
+        for phase_id, ids in todo:
+            try:
+                with self.runtime.sessions() as session:
+                    wanted = announce_change(self.runtime.context(session), phase_id=phase_id, submission_ids=ids)
+            except SQLAlchemyError:
+                log.warning("announcing a change to the board of phase %s failed again", phase_id, exc_info=True)
+                with self._lock:
+                    self._unannounced.append((phase_id, ids))
+                continue
+            with self._lock:
+                self._pending[phase_id] = max(self._pending.get(phase_id, 0), wanted)
+
     def _loop(self, wake: threading.Event, stop: threading.Event) -> None:
         while not stop.is_set():
-            wake.wait()
+            wake.wait(RETRY_SECONDS if self._unannounced else None)
             wake.clear()  # cleared before the round: a change announced during it wakes another
             if not stop.is_set():
                 self.run_once()

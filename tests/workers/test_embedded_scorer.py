@@ -144,3 +144,34 @@ def test_ten_scores_announced_to_the_refresher_are_built_by_one_refresh(runtime,
     names = [row.display_name for row in ranking.leaderboard(ctx, phase_id=phase.id,
                                                              query=BoardQuery(every_row=True)).rows]
     assert {u.display_name for u in users} <= set(names)
+
+
+def test_a_score_whose_announcement_failed_is_announced_again_and_reaches_the_board(runtime, ctx, make_phase,
+                                                                                     make_user, make_predictions,
+                                                                                     monkeypatch):
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    from leaderboard.workers import board_refresher
+
+    phase = make_phase(config={"task_type": "binary", "min_slice_items": 1})
+    refresher = board_refresher.BoardRefresher(runtime)
+    monkeypatch.setattr(refresher, "start", lambda: None)  # its rounds are run below, by hand
+    monkeypatch.setattr(ctx.runtime, "board_changed", refresher.board_changed)
+    real = board_refresher.announce_change
+    failures = [PoolTimeout("QueuePool limit of size 5 overflow 10 reached")] * 2
+
+    def flaky(*args, **kwargs):
+        if failures:
+            raise failures.pop()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(board_refresher, "announce_change", flaky)
+    accept_submission(ctx, phase_id=phase.id, user=make_user(display_name="unlucky"), filename="p.csv",
+                      stream=io.BytesIO(make_predictions()))  # scored; its announcement fails
+    refresher.run_once()  # fails once more: kept
+    assert "unlucky" not in [r.display_name for r in ranking.leaderboard(
+        ctx, phase_id=phase.id, query=BoardQuery(every_row=True)).rows]
+    refresher.run_once()
+    ctx.session.commit()
+    assert "unlucky" in [r.display_name for r in ranking.leaderboard(
+        ctx, phase_id=phase.id, query=BoardQuery(every_row=True)).rows]
