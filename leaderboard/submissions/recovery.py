@@ -173,6 +173,17 @@ def _settle_unacknowledged(ctx: ServiceContext, *, before: datetime) -> None:
         ctx.session.commit()
 
 
+def take_back_lapsed(ctx: ServiceContext) -> None:
+    """Queue again scoring runs whose lease lapsed, now (what the sweep does first; a draining scorer calls it too).
+
+    A scorer draining a long queue (scoring_runs.wake_scorer) calls it once per lease, so a
+    run lost with a killed worker is taken back while the backlog is scored, not when the
+    sweep's next wake-up gets through the queue behind it.
+    """
+    now = utcnow()
+    _take_back_stale(ctx, now=now, stale=now - timedelta(seconds=ctx.settings.stale_seconds))
+
+
 def _take_back_stale(ctx: ServiceContext, *, now: datetime, stale: datetime) -> None:
     """Queue again scoring runs whose lease lapsed (their scorer is gone): due at once the first time."""
     unleased = and_(Submission.lease_until.is_(None),

@@ -17,6 +17,7 @@ Scores are never overwritten: a new Score row retires the previous active ones
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from datetime import datetime
 from typing import Any
@@ -67,9 +68,15 @@ def wake_scorer(ctx: ServiceContext, *, submission_id: int) -> None:
 
     Draining, not scoring one, so that a wake-up lost with a killed worker leaves no ready
     submission waiting for the sweep's next wake-up: whichever worker runs next takes them all.
+    Once per lease it takes back runs whose lease lapsed (recovery.take_back_lapsed): the
+    sweep's own task may wait behind this one in the broker's queue for as long as it drains.
     """
     scored = []
+    take_back_at = 0.0
     for _ in range(queue.WINDOW):
+        if time.monotonic() >= take_back_at:
+            recovery.take_back_lapsed(ctx)
+            take_back_at = time.monotonic() + ctx.settings.lease_seconds
         picked = score_next(ctx)
         if picked is None:
             break

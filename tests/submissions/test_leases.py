@@ -119,3 +119,24 @@ def test_a_lost_wake_up_is_made_good_after_three_leases_not_stale_seconds(ctx, m
     assert later < utcnow() + timedelta(seconds=ctx.settings.stale_seconds)
     assert recovery.sweep(ctx, now=later) == [submission.id]
     assert recovery.sweep(ctx, now=later) == []  # once per three leases
+
+
+def test_a_draining_scorer_takes_back_a_lapsed_run_without_the_sweep(ctx, make_phase, make_user, make_predictions,
+                                                                     monkeypatch):
+    phase, ann, bob = make_phase(), make_user(), make_user()
+    lost = queued(ctx, phase, ann, make_predictions(), monkeypatch)
+    waiting = queued(ctx, phase, bob, make_predictions(wrong=1), monkeypatch)
+    killed_mid_run(ctx, lost.id, lease_left=timedelta(seconds=-1))  # its worker died; beat's sweep is stuck behind
+    scoring_runs.wake_scorer(ctx, submission_id=waiting.id)
+    assert (fresh(ctx, lost.id).status, fresh(ctx, waiting.id).status) == ("scored", "scored")
+
+
+def test_without_the_take_back_a_draining_scorer_leaves_a_lapsed_run_to_the_sweep(ctx, make_phase, make_user,
+                                                                                  make_predictions, monkeypatch):
+    phase, ann, bob = make_phase(), make_user(), make_user()
+    lost = queued(ctx, phase, ann, make_predictions(), monkeypatch)
+    waiting = queued(ctx, phase, bob, make_predictions(wrong=1), monkeypatch)
+    killed_mid_run(ctx, lost.id, lease_left=timedelta(seconds=-1))
+    monkeypatch.setattr(recovery, "take_back_lapsed", lambda ctx: None)  # the defence off: the twin of the above
+    scoring_runs.wake_scorer(ctx, submission_id=waiting.id)
+    assert (fresh(ctx, lost.id).status, fresh(ctx, waiting.id).status) == ("scoring", "scored")
