@@ -15,7 +15,6 @@ a method) can pose as one.
 
 from __future__ import annotations
 
-import re
 import secrets
 import threading
 from collections.abc import Callable, Hashable, Sequence
@@ -69,7 +68,7 @@ class Marker:
     def __init__(self, *, quoted: bool = False) -> None:
         self.nonce = f"tbm{secrets.token_hex(12)}"
         self.slots: list[tuple[str, int]] = []
-        self.pattern = re.compile(f'"{self.nonce}(\\d+)x"' if quoted else f"{self.nonce}(\\d+)x")
+        self.opening, self.closing = (f'"{self.nonce}', 'x"') if quoted else (self.nonce, "x")
 
     def __call__(self, kind: str, row: int) -> Markup:
         """Return the marker of a slot: where row's mark of this kind goes."""
@@ -78,9 +77,15 @@ class Marker:
 
     def split(self, text: str) -> SharedBody:
         """Return text cut at its markers."""
-        pieces = self.pattern.split(text)
-        parts, slots = tuple(pieces[0::2]), tuple(self.slots[int(i)] for i in pieces[1::2])
-        return SharedBody(parts=parts, slots=slots)
+        first, *rest = text.split(self.opening)  # a plain split: a regex over a 250 KB page cost ten times more
+        parts, slots = [first], []
+        for piece in rest:
+            number, found, after = piece.partition(self.closing)
+            if not found or not number.isdigit():
+                raise ValueError("a marker was cut by the template")
+            slots.append(self.slots[int(number)])
+            parts.append(after)
+        return SharedBody(parts=tuple(parts), slots=tuple(slots))
 
 
 _bodies: BoundedLru[SharedBody] = BoundedLru(entries=ENTRIES, max_bytes=MAX_BYTES)
