@@ -99,7 +99,7 @@ def test_one_wake_up_scores_every_ready_submission(ctx, make_phase, make_user, m
 
 
 @pytest.mark.backends("sqlite")
-def test_a_process_starts_one_scorer_thread_however_many_dispatches_wake_it(runtime):
+def test_a_process_starts_its_scorer_threads_once_however_many_dispatches_wake_them(runtime):
     worker = scorer.ScoringWorker(runtime)
 
     def scorer_threads() -> int:
@@ -109,7 +109,7 @@ def test_a_process_starts_one_scorer_thread_however_many_dispatches_wake_it(runt
     try:
         for n in range(3):
             worker.dispatch(n)
-        assert scorer_threads() == before + 1
+        assert scorer_threads() == before + worker.threads == before + scorer.SQLITE_THREADS
     finally:
         worker.stop()
 
