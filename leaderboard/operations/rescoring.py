@@ -12,11 +12,11 @@ submission alone (retired score, refund, mail), in a transaction of its own.
 
 Progress and the resume point (the last submission id done) are committed after every
 batch; a run killed mid-batch resumes after the last committed batch and scores that
-batch once more (a retired row more, the same numbers). The board is told what changed
-at most every ``BOARD_EVERY_SECONDS`` and once at the end, naming the re-scored
-submissions, so each refresh rebuilds only their owners' entries (board/refresh.py); a
-resumed run, which cannot know what its predecessor left untold, asks for a whole
-rebuild once. Submissions queued or being scored meanwhile are left to their own run,
+batch once more (a retired row more, the same numbers). A thread of the run tells the
+board what changed at most every ``BOARD_EVERY_SECONDS`` and once at the end, naming the
+re-scored submissions, so each refresh rebuilds only their owners' entries
+(board/refresh.py) while the job goes on; a resumed run, which cannot know what its
+predecessor left untold, asks for a whole rebuild once. Submissions queued or being scored meanwhile are left to their own run,
 which reads the current labels too.
 """
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -59,32 +60,69 @@ RESCORED = ("scored", "failed")
 
 
 class BoardNotices:
-    """What a run changed on the board and has not told it yet; told at most every BOARD_EVERY_SECONDS."""
+    """What a run changed on the board, told by a thread of its own at most every BOARD_EVERY_SECONDS and at the end.
+
+    The job's thread only adds the ids it recorded; the teller refreshes the board (in
+    sessions of its own) while the job goes on recording, so a refresh never holds the
+    job up. ``close`` tells what is left and waits: when the job ends, its board is up to
+    date. A failure to tell is raised there (the job ends failed; readers refresh anyway).
+    """
 
     def __init__(self, ctx: ServiceContext, *, phase_id: int, everything: bool) -> None:
-        self.ctx, self.phase_id = ctx, phase_id
+        self.runtime, self.phase_id = ctx.runtime, phase_id
+        self.changed = threading.Condition()
         self.pending: set[int] = set()
         self.everything = everything  # a resumed run: its predecessor may have left changes untold
-        self.told_any = False
-        self.last = time.monotonic()
+        self.told_any = self.closing = False
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._tell_until_closed, name=f"rescore-board-{phase_id}", daemon=True)
+        self.thread.start()
 
     def add(self, submission_ids: list[int]) -> None:
-        """Remember submissions whose entries changed."""
-        self.pending.update(submission_ids)
+        """Remember submissions whose entries changed (told within BOARD_EVERY_SECONDS)."""
+        with self.changed:
+            self.pending.update(submission_ids)
+            self.changed.notify()
 
-    def tell_if_due(self) -> None:
-        """Tell the board what changed when BOARD_EVERY_SECONDS have passed since it was last told."""
-        if time.monotonic() - self.last >= BOARD_EVERY_SECONDS:
-            self.tell()
+    def close(self) -> None:
+        """Tell the board what is left, wait until it is told, and raise what went wrong telling it, if anything."""
+        with self.changed:
+            self.closing = True
+            self.changed.notify()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
 
-    def tell(self) -> None:
-        """Tell the board what changed: the pending submissions, or everything once after a resume or an empty run."""
-        if self.everything or not (self.pending or self.told_any):
-            self.ctx.board_changed(phase_id=self.phase_id)
-        elif self.pending:
-            self.ctx.board_changed(phase_id=self.phase_id, submission_ids=sorted(self.pending))
-        self.pending.clear()
-        self.everything, self.told_any, self.last = False, True, time.monotonic()
+    def _tell_until_closed(self) -> None:
+        """Tell the board what changed, at most every BOARD_EVERY_SECONDS, until closed (then once more)."""
+        last = time.monotonic()
+        while True:
+            with self.changed:
+                while not self.closing and not (self.pending and time.monotonic() - last >= BOARD_EVERY_SECONDS):
+                    wait = BOARD_EVERY_SECONDS - (time.monotonic() - last) if self.pending else None
+                    self.changed.wait(None if wait is None else max(wait, 0.01))
+                ids, closing = sorted(self.pending), self.closing
+                self.pending.clear()
+            last = time.monotonic()
+            try:
+                self._tell(ids, final=closing)
+            except Exception as error:  # kept for close(); the ids are announced with the next telling
+                log.exception("telling the board of phase %s what a re-score changed failed", self.phase_id)
+                self.error = error
+                with self.changed:
+                    self.pending.update(ids)
+            if closing:
+                return
+
+    def _tell(self, ids: list[int], *, final: bool) -> None:
+        """Tell the board: these submissions, or everything once after a resume (or at the end of an empty run)."""
+        everything = self.everything or (final and not ids and not self.told_any)
+        if not ids and not everything:
+            return
+        with self.runtime.sessions() as session:
+            ctx = self.runtime.context(session)
+            ctx.board_changed(phase_id=self.phase_id, submission_ids=None if everything else ids)
+        self.everything, self.told_any, self.error = False, True, None
 
 
 def eligible(phase_id: int, after: int = 0) -> Select[Any]:
@@ -123,10 +161,9 @@ def run_rescore(ctx: ServiceContext, *, job_id: int, token: str) -> None:
             if not jobs.progress(ctx, job_id=job_id, token=token, done=done, params=params):
                 log.info("job %s was taken over or superseded; this run stops", job_id)
                 return
-            board.tell_if_due()
     finally:
         scorers.close()
-        board.tell()
+        board.close()
 
 
 def batches(ctx: ServiceContext, scorers: Scorers, *, phase_id: int, after: int) -> Iterator[Batch]:

@@ -12,7 +12,7 @@ from sqlalchemy import func, select, update
 
 from leaderboard.accounts import OPERATOR
 from leaderboard.entries import quota
-from leaderboard.models import Job, MailOutbox, Phase, Score, Submission
+from leaderboard.models import Board, Job, MailOutbox, Phase, Score, Submission
 from leaderboard.operations import jobs, rescore_pool, rescoring, run_job
 from leaderboard.organizing import phases
 from leaderboard.platform.db import utcnow
@@ -107,7 +107,7 @@ def test_the_board_is_told_only_the_rescored_submissions_coalesced(ctx, make_pha
     monkeypatch.setattr(rescoring, "BOARD_EVERY_SECONDS", 0.0)
     told.clear()
     rescore(ctx, phase)
-    assert told == [eligible[0:3], eligible[3:6], eligible[6:8]]  # every batch as it is recorded; none left at the end
+    assert None not in told and sorted(sum(told, [])) == eligible  # as batches are recorded, each id once
 
 
 def test_a_killed_run_resumes_after_its_last_batch_and_the_board_is_rebuilt_once(ctx, make_phase, make_user,
@@ -227,3 +227,19 @@ def test_a_batch_holds_at_most_batch_bytes_of_files_and_at_least_one(ctx, make_p
     seen.clear()
     rescore(ctx, phase)
     assert seen == [0, 2, 4, 6]
+
+
+def test_the_job_ends_with_its_board_told_and_fails_when_the_board_cannot_be_told(ctx, make_phase, make_user,
+                                                                                  make_predictions, monkeypatch):
+    phase, user = make_phase(max_per_day="unlimited"), make_user()
+    uploads(ctx, phase, user, make_predictions, 2)
+    assert rescore(ctx, phase).status == "done"
+    board = ctx.session.get(Board, phase.id, populate_existing=True)
+    assert board.built == board.wanted  # refreshed before the job ended, in the job's own run
+
+    def unreachable(context, *, phase_id, submission_ids=None):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(ctx.runtime, "board_changed", unreachable)
+    job = rescore(ctx, phase)
+    assert (job.status, job.done) == ("failed", 5) and "the database went away" in job.error
