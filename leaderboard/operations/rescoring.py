@@ -16,8 +16,8 @@ batch once more (a retired row more, the same numbers). A thread of the run tell
 board what changed at most every ``BOARD_EVERY_SECONDS`` and once at the end, naming the
 re-scored submissions, so each refresh rebuilds only their owners' entries
 (board/refresh.py) while the job goes on; a resumed run, which cannot know what its
-predecessor left untold, asks for a whole rebuild once. Submissions queued or being scored meanwhile are left to their own run,
-which reads the current labels too.
+predecessor left untold, asks for a whole rebuild once. Submissions queued or being
+scored meanwhile are left to their own run, which reads the current labels too.
 """
 
 from __future__ import annotations
