@@ -10,8 +10,9 @@ bound what scoring takes from the web threads, and give it enough turns at the i
 to keep up with a rush. Several threads and processes scoring at once is safe: each takes
 its submission with a conditional UPDATE. A wake-up lost with a killed process leaves the
 submission queued, and the sweep wakes a scorer again (submissions/recovery.py).
-Not started in tests (``testing``), where inline scoring finishes before the upload returns,
-nor in celery mode.
+The threads start with the first request a process serves; until then (``flask --app app``
+commands, which serve none) a dispatch scores in the foreground as before. Not used in tests
+(``testing``), where inline scoring finishes before the upload returns, nor in celery mode.
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ class ScoringWorker:
         self._stop = threading.Event()
 
     def dispatch(self, submission_id: int) -> None:
-        """Wake this process's scorer thread (started if needed) for a committed, queued submission."""
-        self.start()
+        """Wake this process's scorer threads; before they started (a command, no request served yet) score now."""
+        if self._pid != os.getpid():  # ``flask --app app`` commands score in the foreground, as they always did
+            self.runtime.score_now(submission_id)
+            return
         self._wake.set()
 
     def start(self) -> None:
@@ -117,10 +120,11 @@ class ScoringWorker:
 
 
 def init_app(app: Any, runtime: Runtime) -> None:
-    """In embedded mode outside tests, score on a thread of each serving process instead of in the request."""
+    """In embedded mode outside tests, score on threads of each serving process (started by its first request)."""
     settings = runtime.settings
     if settings.scoring_mode != "inline" or settings.testing:
         return
     worker = ScoringWorker(runtime)
     runtime.dispatcher = worker
     app.extensions["tailboard_scorer"] = worker
+    app.before_request(worker.start)

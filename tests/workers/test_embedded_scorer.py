@@ -69,6 +69,7 @@ def test_an_upload_returns_queued_and_the_scorer_thread_puts_it_on_the_board(ctx
         return original(run_ctx)
 
     monkeypatch.setattr(scoring_runs, "score_next", held)
+    worker.start()  # what a serving process's first request does
     try:
         submission = accept_submission(ctx, phase_id=phase.id, user=user, filename="p.csv",
                                        stream=io.BytesIO(make_predictions(wrong=1)))
@@ -99,7 +100,7 @@ def test_one_wake_up_scores_every_ready_submission(ctx, make_phase, make_user, m
 
 
 @pytest.mark.backends("sqlite")
-def test_a_process_starts_its_scorer_threads_once_however_many_dispatches_wake_them(runtime):
+def test_a_process_starts_its_scorer_threads_once_however_many_requests_start_them(runtime):
     worker = scorer.ScoringWorker(runtime)
 
     def scorer_threads() -> int:
@@ -108,6 +109,7 @@ def test_a_process_starts_its_scorer_threads_once_however_many_dispatches_wake_t
     before = scorer_threads()
     try:
         for n in range(3):
+            worker.start()
             worker.dispatch(n)
         assert scorer_threads() == before + worker.threads == before + scorer.SQLITE_THREADS
     finally:
@@ -175,3 +177,14 @@ def test_a_score_whose_announcement_failed_is_announced_again_and_reaches_the_bo
     ctx.session.commit()
     assert "unlucky" in [r.display_name for r in ranking.leaderboard(
         ctx, phase_id=phase.id, query=BoardQuery(every_row=True)).rows]
+
+
+def test_before_its_threads_start_a_dispatch_scores_in_the_foreground_as_a_command_does(ctx, make_phase, make_user,
+                                                                                         make_predictions,
+                                                                                         monkeypatch):
+    phase = make_phase()
+    worker = scorer.ScoringWorker(ctx.runtime)
+    monkeypatch.setattr(ctx.runtime, "dispatcher", worker)
+    submission = accept_submission(ctx, phase_id=phase.id, user=make_user(), filename="p.csv",
+                                   stream=io.BytesIO(make_predictions()))
+    assert submission.status == "scored"  # scored before accept_submission returned, no thread started
