@@ -32,6 +32,7 @@ path off (tests compare both).
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import threading
 import time
@@ -53,6 +54,7 @@ from leaderboard.web.board_cache.lru import BoundedLru
 from leaderboard.web.board_cache.shared import SharedBody
 from leaderboard.web.extensions import limiter
 
+log = logging.getLogger(__name__)
 PARTS = "tailboard.board_parts"
 """The environ key under which a board view leaves its BoardParts for the cache."""
 TOKEN_PREFIX_HEADER = "bearer "
@@ -135,7 +137,7 @@ class ViewerReads:
             return None
         parts = kept.parts
         frame = (b"", b"") if parts.frame is None else self.frames.get(self._frame_key(viewer, key))
-        if frame is None or (viewer.bucket is not None and not self._within_rate_limit(viewer.bucket)):
+        if frame is None or (viewer.bucket is not None and not self._counted(viewer.bucket)):
             return None  # a missing part: the app answers; a full bucket: the app's limiter answers 429
         marks = {kind: text.encode("utf-8") for kind, text in parts.marks.items()}
         body = b"".join((frame[0], parts.body.fill_bytes(self._mine(viewer, parts), marks,
@@ -223,6 +225,14 @@ class ViewerReads:
         if self.remember_seconds > 0:
             self.checked.put(key, (now + self.remember_seconds, value), 1)
         return value
+
+    def _counted(self, bucket: str) -> bool:
+        """Return whether the read was counted within the token's rate limit (False also when the count failed)."""
+        try:
+            return self._within_rate_limit(bucket)
+        except Exception:  # e.g. Redis away: the app's limiter decides (and says so) for this read
+            log.warning("counting a token's board read failed; the app answers it", exc_info=True)
+            return False
 
     def _within_rate_limit(self, bucket: str) -> bool:
         """Count this read in the token's API bucket (the app limiter's own key); return whether it is allowed."""
