@@ -22,7 +22,7 @@ from leaderboard.board.cells import shown_split
 from leaderboard.board.layout import BoardLayout, cached_layout
 from leaderboard.board.read import LoadedView, ShownRow, load_view, marked
 from leaderboard.board.rules import rule_sentence
-from leaderboard.board.versions import fresh_version
+from leaderboard.board.versions import fresh_version, overdue
 from leaderboard.models import Board, Competition, Phase, TeamMember, User
 from leaderboard.platform import Forbidden, InvalidInput, NotFound, ServiceContext
 from scoring import higher_is_better
@@ -106,7 +106,7 @@ class Leaderboard:
 
 ANONYMOUS_STATE = (
     select(Phase.name, Phase.start_at, Phase.end_at, Phase.state_override, Phase.leaderboard_visibility,
-           Competition.title, Board.version, Board.built, Board.wanted, Board.signature)
+           Competition.title, Board.version, Board.built, Board.wanted, Board.signature, Board.refreshed_at)
     .join(Competition, Competition.id == Phase.competition_id)
     .outerjoin(Board, Board.phase_id == Phase.id).where(Phase.id == bindparam("phase_id")))
 
@@ -131,14 +131,15 @@ def anonymous_key(phase_id: int, found: tuple[Any, ...] | None) -> tuple[Any, ..
     """Return what an anonymous reader's answer about a phase's board depends on now, given its anonymous_row.
 
     None when the answer must be built the long way: no such phase, a board with changes
-    pending, or a board anonymous readers may not see (upcoming, hidden). The phase's
-    status comes from the clock now, so a remembered row still closes on time.
+    overdue (versions.overdue: pending while nobody refreshed it), or a board anonymous
+    readers may not see (upcoming, hidden). The phase's status comes from the clock now,
+    so a remembered row still closes on time.
     """
     if found is None:
         return None
-    name, start_at, end_at, override, visibility, title, version, built, wanted, signature = found
-    if version is None or built < wanted or not signature or visibility != "public":
-        return None
+    name, start_at, end_at, override, visibility, title, version, built, wanted, signature, refreshed = found
+    if version is None or not signature or visibility != "public" or overdue(built, wanted, refreshed):
+        return None  # overdue changes: the app's path refreshes the board (versions.fresh_version)
     status = status_at(start_at, end_at, override)
     return None if status == "upcoming" else (phase_id, version, status, name, title, end_at)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from functools import partial
 
 from sqlalchemy import case, delete, insert, select, text, update
@@ -42,6 +43,16 @@ from leaderboard.platform.sessions import quick_retries
 log = logging.getLogger(__name__)
 
 LOCK_CLASS = 0x7462  # "tb": the advisory-lock class of board refreshes (PostgreSQL)
+REFRESH_GRACE = timedelta(seconds=10)
+"""How long after a board's last refresh its readers show its built rows while changes are pending.
+
+Whoever announces a change refreshes the board (a Celery worker after scoring, embedded
+mode's refresher thread, an organizer's request), so under a stream of scores readers
+show the last version and leave refreshing to them: a reader that refreshed would wait
+for it, and every cached answer would be bypassed while anything is pending. A board
+whose last refresh is older than this with changes pending (its refresh failed, or its
+announcer died) is refreshed by its next reader, as before.
+"""
 
 
 def announce(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterable[int] | None = None) -> int:
@@ -150,13 +161,20 @@ def state(ctx: ServiceContext, *, phase_id: int) -> Board | None:
     return ctx.session.get(Board, phase_id, populate_existing=True)
 
 
+def overdue(built: int, wanted: int, refreshed_at: datetime | None, *, now: datetime | None = None) -> bool:
+    """Return whether a board's pending changes are for its reader to build (pending past REFRESH_GRACE)."""
+    if built >= wanted:
+        return False
+    return refreshed_at is None or refreshed_at <= (now or utcnow()) - REFRESH_GRACE
+
+
 def fresh_version(ctx: ServiceContext, *, phase_id: int, board: Board | None) -> int:
-    """Return the version of an up-to-date board: refresh first when changes are pending (a failure is logged).
+    """Return the version to show: refresh first when changes are overdue (``overdue``; a failure is logged).
 
     After a refresh the caller's transaction is ended, so it reads the new rows (SQLite
     keeps one snapshot per transaction).
     """
-    if board is not None and board.built >= board.wanted and board.signature:
+    if board is not None and board.signature and not overdue(board.built, board.wanted, board.refreshed_at):
         return board.version
     try:
         refresh(ctx, phase_id=phase_id, wait=False)  # a refresh under way: read the rows as they are

@@ -35,7 +35,8 @@ class LockedMemoryStorage(MemoryStorage):
     def _MemoryStorage__schedule_expiry(self) -> None:  # overrides the base class's private __schedule_expiry
         with self._timer_lock:
             if not self.timer.is_alive():
-                self.timer = threading.Timer(0.01, self._MemoryStorage__expire_events)
+                expire = getattr(self, "_MemoryStorage__expire_events")  # noqa: B009 (the base class's own)
+                self.timer = threading.Timer(0.01, expire)
                 self.timer.daemon = True
                 self.timer.start()
 

@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 
 from leaderboard.accounts import OPERATOR
 from leaderboard.board import BoardQuery, board_changed, board_csv, ranking, rebuild_from_scratch
+from leaderboard.board.versions import REFRESH_GRACE
 from leaderboard.models import Board, BoardRow, Phase, Score, ScoreCell, Submission, Team, TeamMember
 from leaderboard.organizing import phases, update_settings
 from leaderboard.platform import Forbidden, InvalidInput
@@ -149,7 +150,7 @@ def test_hiding_and_rescoring_change_the_board_at_once(ctx, runtime, make_phase,
     assert shown.submission_id == bob_sub
 
 
-def test_a_reader_refreshes_a_board_whose_change_was_announced_but_not_built(ctx, make_phase, make_user,
+def test_a_reader_refreshes_an_announced_change_nobody_built_once_the_grace_is_over(ctx, make_phase, make_user,
                                                                              make_predictions):
     phase = make_phase()
     top = upload(ctx, phase, make_user(display_name="alice"), make_predictions(wrong=0))
@@ -157,6 +158,11 @@ def test_a_reader_refreshes_a_board_whose_change_was_announced_but_not_built(ctx
     ctx.session.execute(update(Submission).where(Submission.id == top.id).values(moderation="hidden"))
     ctx.session.execute(update(Board).where(Board.phase_id == phase.id).values(wanted=Board.wanted + 1))
     ctx.session.commit()  # a writer that died between its commit and its refresh
+    # Within the grace its announcer would refresh it: readers show the last built rows, and leave it be.
+    assert people(read(ctx, phase)) == [(1, "alice", "default", 1.0), (2, "bob", "default", 0.875)]
+    last = utcnow() - REFRESH_GRACE - timedelta(seconds=1)
+    ctx.session.execute(update(Board).where(Board.phase_id == phase.id).values(refreshed_at=last))
+    ctx.session.commit()  # the grace is over and nobody refreshed it: the next reader does
     assert people(read(ctx, phase)) == [(1, "bob", "default", 0.875)]
 
 
