@@ -6,8 +6,8 @@ refresh to this thread instead of waiting for it, so scoring goes on at its own 
 board refresh runs. The thread refreshes each phase named since its last round once,
 covering every change announced before it read the board, and at most once per
 ``PACE_SECONDS`` per phase across processes: a stream of scores becomes one refresh a
-second, not one per score, and refreshing leaves the readers most of the CPU. Refreshes of other processes and of this one
-take turns per phase (board/versions.py), and readers never wait for one under way.
+second, not one per score, and refreshing leaves the readers most of the CPU. Refreshes
+of other processes and of this one take turns per phase (board/versions.py), and readers never wait for one under way.
 An announcement that fails (the database busy or its connections all taken) is kept and
 made again by the thread until it goes through: the score is committed, and an
 unannounced score would never reach the board.
