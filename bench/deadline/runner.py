@@ -24,6 +24,8 @@ from deadline.scorers import fairness_row, kill_celery_row
 from deadline.uploads import uploads_row
 from deadline.world import Instance, build, create_database, drop_database, platform_env
 
+from leaderboard.workers.scorer import SQLITE_THREADS, THREADS
+
 READ_ROWS = ("anon", "logged_in", "token", "distinct", "junk")
 ROWS = (*READ_ROWS, "uploads", "rescore", "fairness", "queue", "kill")
 
@@ -85,7 +87,9 @@ def embedded(instance: Instance, args: Any, results: dict[str, Any], *, bin_dir:
         results["rescore"] = rescore_row(web.port, instance, args, cookies, web.pids)
     extras = instance.uploaders[-6:]
     if {"fairness", "queue"} & args.rows:
-        results["fairness_embedded"] = fairness_row(web.port, instance, extras[0], extras[1], args)
+        slots = web.workers * (SQLITE_THREADS if instance.backend == "sqlite" else THREADS)  # scorer threads
+        results["fairness_embedded"] = {**fairness_row(web.port, instance, extras[0], extras[1], args),
+                                        "slots": slots}
     if "kill" in args.rows:
         results["kill_embedded"] = kill_embedded_row(web, instance, args)
     cleanup.processes.stop(web.process)

@@ -17,7 +17,7 @@ import os
 import signal
 import subprocess
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -29,24 +29,31 @@ FINAL = ("scored", "failed")
 QUEUE_FIELDS = ("queue_position", "eta_seconds")
 
 
+FLOOD_AT_ONCE = 10
+"""Flood uploads in flight at once: a queue builds even where scoring keeps up with one upload at a time."""
+
+
 async def queue_flood(port: int, instance: Instance, flooder: Person, other: Person, count: int,
                       seed: int) -> dict[str, Any]:
     """Upload count files as flooder, then one as other; return the ids and other's submission read at once."""
     rng = np.random.default_rng(seed)
+    files = [prediction_file(instance.ids, instance.gold, rng) for _ in range(count + 1)]
     ids = []
-    for _ in range(count):
-        reply, submission_id = await upload(port, instance.phase_id, flooder,
-                                            prediction_file(instance.ids, instance.gold, rng))
-        if submission_id is None:
-            raise RuntimeError(f"fairness upload refused: HTTP {reply.status} {reply.body[:300]!r}")
-        ids.append(submission_id)
-    reply, last = await upload(port, instance.phase_id, other, prediction_file(instance.ids, instance.gold, rng))
+    for start in range(0, count, FLOOD_AT_ONCE):  # sent FLOOD_AT_ONCE at a time: faster than scorers keep up
+        replies = await asyncio.gather(*(upload(port, instance.phase_id, flooder, data)
+                                         for data in files[start:min(start + FLOOD_AT_ONCE, count)]))
+        for reply, submission_id in replies:
+            if submission_id is None:
+                raise RuntimeError(f"fairness upload refused: HTTP {reply.status} {reply.body[:300]!r}")
+            ids.append(submission_id)
+    reply, last = await upload(port, instance.phase_id, other, files[-1])
+    acknowledged = datetime.now(UTC)
     if last is None:
         raise RuntimeError(f"fairness upload refused: HTTP {reply.status} {reply.body[:300]!r}")
     seen = await submission(port, last, other)
     visibility = {"status_when_read": seen.get("status"),
                   **{name: seen.get(name, "absent") for name in QUEUE_FIELDS}}
-    return {"flood_ids": ids, "other_id": last, "visibility": visibility}
+    return {"flood_ids": ids, "other_id": last, "visibility": visibility, "acknowledged": acknowledged}
 
 
 async def order_after(port: int, flood: dict[str, Any], flooder: Person, other: Person,
@@ -61,13 +68,22 @@ async def order_after(port: int, flood: dict[str, Any], flooder: Person, other: 
         await asyncio.sleep(0.5)
     if last.get("status") != "scored":
         return {"other_status": last.get("status"), "waited_s": wait, "flood_before_other": None}
-    other_at = datetime.fromisoformat(last["updated_at"])
-    before = 0
+    other_at = _aware(datetime.fromisoformat(last["updated_at"]))
+    before = waited_for = 0
     for submission_id in flood["flood_ids"]:
         seen = await submission(port, submission_id, flooder)
-        before += seen.get("status") == "scored" and datetime.fromisoformat(seen["updated_at"]) < other_at
+        if seen.get("status") != "scored":
+            continue
+        at = _aware(datetime.fromisoformat(seen["updated_at"]))
+        before += at < other_at
+        waited_for += flood["acknowledged"] < at < other_at  # scored while the other owner's upload waited
     return {"other_status": "scored", "other_scored_after_s": round(time.perf_counter() - began, 1),
-            "flood": len(flood["flood_ids"]), "flood_before_other": before}
+            "flood": len(flood["flood_ids"]), "flood_before_other": before, "flood_while_waiting": waited_for}
+
+
+def _aware(moment: datetime) -> datetime:
+    """Return a timestamp as aware UTC (the API's are UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 async def _kill_celery(port: int, instance: Instance, worker: subprocess.Popen[bytes], person: Person,
@@ -127,8 +143,8 @@ def fairness_row(port: int, instance: Instance, flooder: Person, other: Person, 
     if before_scoring is not None:
         before_scoring()
     order = asyncio.run(order_after(port, flood, flooder, other, args.fair_wait))
-    print(f"  fairness    {order.get('flood_before_other')} of {args.flood} scored before the other owner's; "
-          f"queue fields {flood['visibility']}", flush=True)
+    print(f"  fairness    {order.get('flood_before_other')} of {args.flood} scored before the other owner's, "
+          f"{order.get('flood_while_waiting')} of them after its 202; queue fields {flood['visibility']}", flush=True)
     return {**order, "visibility": flood["visibility"]}
 
 
