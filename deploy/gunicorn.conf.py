@@ -23,15 +23,20 @@ def _int(name: str, default: int) -> int:
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
 
-# Scoring holds a whole upload (up to 100 MiB) and its parsed arrays in memory, so the
-# CPU-based default is capped; raise WEB_CONCURRENCY on a machine with memory to spare.
-workers = _int("WEB_CONCURRENCY", min(multiprocessing.cpu_count() * 2 + 1, 8))
+# One worker process per CPU (at least 2, at most 8): Python runs one thread of a process at
+# a time, so more processes than CPUs only add switching, and each process keeps its own
+# caches of the board. Scoring holds a whole upload (up to 100 MiB) and its parsed arrays
+# in memory, hence the cap; raise WEB_CONCURRENCY on a machine with memory to spare.
+workers = _int("WEB_CONCURRENCY", min(max(multiprocessing.cpu_count(), 2), 8))
 worker_class = "gthread"
-# A thread waits on a slow client's headers or body without using the CPU; 16 per
-# worker keep a directly exposed server answering while dozens of one-byte-per-second
-# uploads are held open (measured: bench/slow_clients_bench.py; 2 threads did not
-# survive 12). Python runs one thread at a time, so this is about waiting, not speed.
-threads = _int("GUNICORN_THREADS", 16)
+# Threads per worker. Behind nginx (as deployed) a thread only ever waits on the database
+# or the object store, and four keep a worker busy; more threads fight for the process's
+# one interpreter lock, and the slowest reads wait longest (bench/deadline_bench.py on 2
+# CPUs, new search / sort / page URLs at 50 clients: p99 164 ms with 2 x 4, 252 ms with
+# 2 x 16, 579-713 ms with the former 5 x 16). A thread also waits on a slow client's
+# headers or body, so a server exposed without nginx needs many more (GUNICORN_THREADS=16
+# survives dozens of one-byte-per-second uploads: bench/slow_clients_bench.py).
+threads = _int("GUNICORN_THREADS", 4)
 # A worker accepts only the connections it has threads for; the rest wait in the
 # kernel's queue for any worker with a free thread. (gthread's default, 1000, lets one
 # worker take in many slow clients while its threads are all busy: measured, 40 slow

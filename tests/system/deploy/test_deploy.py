@@ -66,7 +66,8 @@ def test_gunicorn_defaults_size_workers_by_cpu_and_allow_slow_uploads(tmp_path: 
     env = app_env(tmp_path)
     del env["WEB_CONCURRENCY"]
     settings = dict(re.findall(r"^(\w+)\s+= (.*)$", gunicorn("--print-config", env=env).stdout, re.MULTILINE))
-    assert int(settings["workers"]) == min((os.cpu_count() or 1) * 2 + 1, 8)
+    assert int(settings["workers"]) == min(max(os.cpu_count() or 1, 2), 8)
+    assert int(settings["threads"]) == int(settings["worker_connections"]) == 4
     assert int(settings["timeout"]) >= 120
 
 

@@ -36,6 +36,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TAILBOARD_", "GUNICORN_", "XDG_"))}
     env.update({"TAILBOARD_DATA_DIR": str(tmp / "data"), "SECRET_KEY": "exposed-test", "HOME": str(home),
                 "DATABASE_URL": f"sqlite:///{tmp / 'data' / 'tailboard.sqlite3'}", "WEB_CONCURRENCY": "2",
+                "GUNICORN_THREADS": "16",  # as deploy/README.md says to run a server exposed without nginx
                 "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESSLOG": str(tmp / "access.log")})
     (tmp / "data").mkdir()
     migrate = subprocess.run([str(BIN / "alembic"), "upgrade", "head"], cwd=PROJECT_ROOT, env=env,
