@@ -87,7 +87,7 @@ def embedded(instance: Instance, args: Any, results: dict[str, Any], *, bin_dir:
         results["rescore"] = rescore_row(web.port, instance, args, cookies, web.pids)
     extras = instance.uploaders[-6:]
     if {"fairness", "queue"} & args.rows:
-        slots = web.workers * (SQLITE_THREADS if instance.backend == "sqlite" else THREADS)  # scorer threads
+        slots = int(web.workers) * (SQLITE_THREADS if instance.backend == "sqlite" else THREADS)  # scorer threads
         results["fairness_embedded"] = {**fairness_row(web.port, instance, extras[0], extras[1], args),
                                         "slots": slots}
     if "kill" in args.rows:
