@@ -14,7 +14,10 @@ threads for ``--duration`` seconds each, wrk's own latency distribution:
   deadline bench uses) and junk ``?utm=<n>`` parameters.
 
 Usage: python bench/wrk_check.py [--backend sqlite|postgres] [--submissions 2000] [--duration 15]
-Prints one line per row (p50 / p90 / p99 / max, requests per second, non-2xx answers)
+wrk opens every connection from 127.0.0.1 and gunicorn closes each after its answer, so
+some 3,000 connections a second leave tens of thousands of loopback ports in TIME_WAIT:
+run a few rows at a time (``--rows``), a minute apart, or the later rows measure the
+kernel's port reuse (``ss -s``). Prints one line per row (p50 / p90 / p99 / max, requests per second, non-2xx answers)
 and writes them to ``--json``.
 """
 
@@ -56,6 +59,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--duration", type=int, default=15)
     parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--rows", nargs="+", default=None, metavar="ROW",
+                        help="rows to run (default all): anon_page anon_api login_page token_api distinct junk")
     parser.add_argument("--json", default=str(BENCH / "out" / "wrk_check.json"))
     return parser.parse_args()
 
@@ -129,6 +134,8 @@ def main() -> int:
         print(f"{args.backend}: {args.submissions} submissions, {args.connections} connections, "
               f"wrk {args.duration} s a row (gunicorn {web.workers} x {web.threads})", flush=True)
         for name, path, headers, script in plan:
+            if args.rows and name not in args.rows:
+                continue
             wrk(base + path, types.SimpleNamespace(**{**vars(args), "duration": 3}), headers=headers, script=script)
             rows[name] = wrk(base + path, args, headers=headers, script=script)
             print(f"  {name:<11} {rows[name]}", flush=True)
