@@ -16,7 +16,6 @@ unannounced score would never reach the board.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Iterable
 from datetime import timedelta
@@ -28,6 +27,7 @@ from leaderboard.board.changes import announce_change, bring_up_to_date
 from leaderboard.models import Board
 from leaderboard.platform import Runtime, ServiceContext
 from leaderboard.platform.db import utcnow
+from leaderboard.workers.periodic import OncePerProcess
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class BoardRefresher:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self._lock = threading.Lock()
-        self._pid: int | None = None
+        self._once = OncePerProcess()
         self._pending: dict[int, int] = {}  # phase id -> the announced count its refresh must cover
         self._unannounced: list[tuple[int, list[int] | None]] = []  # (phase id, submission ids) to announce again
         self._wake = threading.Event()
@@ -73,14 +73,11 @@ class BoardRefresher:
 
     def start(self) -> None:
         """Start this process's refresher thread unless it runs already."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._wake, self._stop = threading.Event(), threading.Event()
-            threading.Thread(target=self._loop, args=(self._wake, self._stop), name=self.name, daemon=True).start()
+        self._once.run(self._start_thread)
+
+    def _start_thread(self) -> None:
+        self._wake, self._stop = threading.Event(), threading.Event()
+        threading.Thread(target=self._loop, args=(self._wake, self._stop), name=self.name, daemon=True).start()
 
     def stop(self) -> None:
         """Ask the thread to stop after its current round."""

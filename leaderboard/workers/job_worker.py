@@ -13,13 +13,13 @@ Off in tests (``testing``), where jobs run inline unless a test starts a worker.
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import threading
 from typing import Any
 
 from leaderboard.operations import jobs
 from leaderboard.platform import Runtime
+from leaderboard.workers.periodic import OncePerProcess
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +33,7 @@ class JobWorker:
     def __init__(self, runtime: Runtime, *, poll_seconds: float = POLL_SECONDS) -> None:
         self.runtime = runtime
         self.poll_seconds = poll_seconds
-        self._lock = threading.Lock()
-        self._pid: int | None = None
+        self._once = OncePerProcess()
         self._queue: queue.Queue[int] = queue.Queue()
         self._stop = threading.Event()
 
@@ -45,15 +44,11 @@ class JobWorker:
 
     def start(self) -> None:
         """Start this process's worker thread unless it runs already."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._queue, self._stop = queue.Queue(), threading.Event()
-            threading.Thread(target=self._loop, args=(self._queue, self._stop), name="tailboard-jobs",
-                             daemon=True).start()
+        self._once.run(self._start_thread)
+
+    def _start_thread(self) -> None:
+        self._queue, self._stop = queue.Queue(), threading.Event()
+        threading.Thread(target=self._loop, args=(self._queue, self._stop), name="tailboard-jobs", daemon=True).start()
 
     def stop(self) -> None:
         """Ask the thread to stop after its current job."""

@@ -10,6 +10,30 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
+
+
+class OncePerProcess:
+    """Run a start function once in each process: a forked gunicorn worker starts its own threads (the pid is kept)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+
+    @property
+    def done(self) -> bool:
+        """Return whether this process has run its start function."""
+        return self._pid == os.getpid()
+
+    def run(self, start: Callable[[], None]) -> None:
+        """Call start unless this process called it already (threads racing here call it once)."""
+        if self.done:
+            return
+        with self._lock:
+            if self.done:
+                return
+            self._pid = os.getpid()
+            start()
 
 
 class PeriodicThread:
@@ -20,8 +44,7 @@ class PeriodicThread:
     """Whether the thread runs a round as soon as it starts, before its first wait."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pid: int | None = None
+        self._once = OncePerProcess()
         self._stop = threading.Event()
 
     def interval(self) -> float:
@@ -34,14 +57,11 @@ class PeriodicThread:
 
     def start(self) -> None:
         """Start this process's thread unless it runs already."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._stop = threading.Event()
-            threading.Thread(target=self._loop, args=(self._stop,), name=self.name, daemon=True).start()
+        self._once.run(self._start_thread)
+
+    def _start_thread(self) -> None:
+        self._stop = threading.Event()
+        threading.Thread(target=self._loop, args=(self._stop,), name=self.name, daemon=True).start()
 
     def stop(self) -> None:
         """Ask the thread to stop after its current round."""

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import threading
 from typing import Any
 
 from leaderboard.platform import Runtime
 from leaderboard.submissions import scoring_runs
 from leaderboard.workers.board_refresher import BoardRefresher
+from leaderboard.workers.periodic import OncePerProcess
 
 log = logging.getLogger(__name__)
 
@@ -54,30 +54,25 @@ class ScoringWorker:
         self._failed = False
         self.refresher = BoardRefresher(runtime)
         self.idle_seconds = idle_seconds
-        self._lock = threading.Lock()
-        self._pid: int | None = None
+        self._once = OncePerProcess()
         self._wake = threading.Event()
         self._stop = threading.Event()
 
     def dispatch(self, submission_id: int) -> None:
         """Wake this process's scorer threads; before they started (a command, no request served yet) score now."""
-        if self._pid != os.getpid():  # ``flask --app app`` commands score in the foreground, as they always did
+        if not self._once.done:  # ``flask --app app`` commands score in the foreground, as they always did
             self.runtime.score_now(submission_id)
             return
         self._wake.set()
 
     def start(self) -> None:
         """Start this process's scorer threads unless they run already (a forked worker starts its own)."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._wake, self._stop = threading.Event(), threading.Event()
-            for _ in range(self.threads):  # a wake-up releases every idle one: each takes its own submission
-                threading.Thread(target=self._loop, args=(self._wake, self._stop), name=self.name,
-                                 daemon=True).start()
+        self._once.run(self._start_threads)
+
+    def _start_threads(self) -> None:
+        self._wake, self._stop = threading.Event(), threading.Event()
+        for _ in range(self.threads):  # a wake-up releases every idle one: each takes its own submission
+            threading.Thread(target=self._loop, args=(self._wake, self._stop), name=self.name, daemon=True).start()
 
     def stop(self) -> None:
         """Ask the thread to stop after the submission it is scoring, and the board refresher after its round."""
