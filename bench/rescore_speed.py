@@ -41,7 +41,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from deadline.world import label_file, prediction_file  # noqa: E402  (the deadline bench's files, the same shapes)
 
 from leaderboard import accounts  # noqa: E402
 from leaderboard.board import board_changed  # noqa: E402
@@ -62,24 +64,6 @@ VIEWS = [{"name": "Overall", "metric": "accuracy",
           "columns": ["answer_rate", "popularity.head.accuracy", "popularity.tail.accuracy"]},
          {"name": "Long tail", "metric": "popularity.tail.accuracy", "columns": ["popularity.tail.answer_rate"]}]
 SCORED_FOR_REAL = 20  # distinct first scores (the re-score recomputes all)
-
-
-def label_file(items: int, rng: np.random.Generator) -> bytes:
-    """Return a binary label file: 20 categories, head/torso/tail, a 30% private split."""
-    lines = [json.dumps({"id": f"q{i:05d}", "label": bool(rng.random() < 0.5), "category": f"cat{i % 20:02d}",
-                         "popularity": ("head", "torso", "tail")[int(rng.integers(0, 3))],
-                         "split": "private" if rng.random() < 0.3 else "public"}) for i in range(items)]
-    return ("\n".join(lines) + "\n").encode()
-
-
-def prediction_file(ids: list[str], gold: np.ndarray, rng: np.random.Generator) -> bytes:
-    """Return a prediction CSV right on a random share of items, with about 3% abstentions."""
-    right = rng.random(len(ids)) < rng.uniform(0.5, 0.92)
-    answers = np.where(right, gold, ~gold)
-    skip = rng.random(len(ids)) < 0.03
-    rows = ["id,prediction"] + [f"{i}," if s else f"{i},{'true' if a else 'false'}"
-                                for i, a, s in zip(ids, answers, skip, strict=True)]
-    return ("\n".join(rows) + "\n").encode()
 
 
 def database(backend: str, folder: Path) -> str:
