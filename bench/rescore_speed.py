@@ -36,14 +36,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import create_engine, func, insert, select, text, update
-from sqlalchemy.engine import make_url
+from sqlalchemy import create_engine, func, insert, select, update
 from sqlalchemy.pool import NullPool
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from deadline.world import label_file, prediction_file  # noqa: E402  (the deadline bench's files, the same shapes)
+from deadline.world import create_database, drop_database, label_file, prediction_file  # noqa: E402
 
 from leaderboard import accounts  # noqa: E402
 from leaderboard.board import board_changed  # noqa: E402
@@ -59,7 +58,6 @@ from leaderboard.submissions.scoring_runs import primary_values  # noqa: E402
 from scoring import evaluate, read_predictions  # noqa: E402
 from scoring.correctness import item_correctness  # noqa: E402
 
-PG_ADMIN = os.environ.get("TAILBOARD_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 VIEWS = [{"name": "Overall", "metric": "accuracy",
           "columns": ["answer_rate", "popularity.head.accuracy", "popularity.tail.accuracy"]},
          {"name": "Long tail", "metric": "popularity.tail.accuracy", "columns": ["popularity.tail.answer_rate"]}]
@@ -67,30 +65,13 @@ SCORED_FOR_REAL = 20  # distinct first scores (the re-score recomputes all)
 
 
 def database(backend: str, folder: Path) -> str:
-    """Return the URL of a new empty database with the schema: a SQLite file, or a throwaway PostgreSQL database."""
-    if backend == "sqlite":
-        url = f"sqlite:///{folder / 'tailboard.sqlite3'}"
-    else:
-        name = f"tb_rescore_speed_{os.getpid()}"
-        admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        admin.dispose()
-        url = make_url(PG_ADMIN).set(database=name).render_as_string(hide_password=False)
+    """Return the URL of a new database with the schema: a SQLite file in folder/data, or a throwaway PostgreSQL one."""
+    (folder / "data").mkdir(exist_ok=True)
+    url = create_database(backend, folder)
     engine = create_engine(url, poolclass=NullPool)
     Base.metadata.create_all(engine)
     engine.dispose()
     return url
-
-
-def drop(url: str) -> None:
-    """Drop a throwaway PostgreSQL database (a SQLite file goes with its folder)."""
-    if url.startswith("postgresql"):
-        admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
-        admin.dispose()
 
 
 class TimedBoard:
@@ -224,7 +205,7 @@ def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile_lines)
         return figures
     finally:
-        drop(url)
+        drop_database(url)
         shutil.rmtree(folder, ignore_errors=True)
 
 
