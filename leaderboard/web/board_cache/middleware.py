@@ -25,7 +25,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -39,6 +39,7 @@ from leaderboard.web.board_cache.lru import BoundedLru
 from leaderboard.web.board_cache.pages import STAMP
 from leaderboard.web.board_cache.viewers import ViewerReads
 from leaderboard.web.board_cache.watch import MAX_AGE_SECONDS, BoardWatch
+from leaderboard.web.board_cache.wsgi import StartResponse, WsgiApp, call_app
 from leaderboard.web.converters import MAX_ID, decimal_range_regex
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,6 @@ MAX_BYTES = 64 * 1024 * 1024  # the kept responses' bodies, in all
 MAX_QUERY = 1024  # a longer query string (after dropping unknown parameters) is answered but not kept
 Stored = tuple[str, list[tuple[str, str]], bytes, str]  # status, headers, body, etag
 
-StartResponse = Callable[..., Any]
-WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
 def _state_engine(runtime: Runtime) -> Engine:
@@ -168,23 +167,10 @@ class BoardCache:
 
     def _fill(self, key: tuple[Any, ...], environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Call the app; keep its answer when it is a shareable 200."""
-        captured: dict[str, Any] = {}
-
-        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            captured.update(status=status, headers=headers)
-            return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
-
-        result = self.app(environ, capture)
-        try:
-            body = b"".join(result)
-        finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
-        headers = captured.get("headers", [])
+        status, headers, body = call_app(self.app, environ, start_response)
         names = {k.lower(): v for k, v in headers}
-        if captured.get("status", "").startswith("200") and "etag" in names and "set-cookie" not in names:
-            self.stored.put(key, (captured["status"], headers, body, names["etag"]), len(body))
+        if status.startswith("200") and "etag" in names and "set-cookie" not in names:
+            self.stored.put(key, (status, headers, body, names["etag"]), len(body))
         return [body]
 
 

@@ -52,6 +52,7 @@ from leaderboard.models import ApiToken, TeamMember, User
 from leaderboard.platform.db import utcnow
 from leaderboard.web.board_cache.lru import BoundedLru
 from leaderboard.web.board_cache.shared import SharedBody
+from leaderboard.web.board_cache.wsgi import StartResponse, WsgiApp, call_app
 from leaderboard.web.extensions import limiter
 
 log = logging.getLogger(__name__)
@@ -72,8 +73,6 @@ TOKEN_NOW = (select(ApiToken.user_id, ApiToken.last_used_at)
 TEAMS_NOW = select(TeamMember.team_id).where(TeamMember.user_id == bindparam("user_id"),
                                              TeamMember.competition_id == bindparam("competition_id"))
 
-StartResponse = Callable[..., Any]
-WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
 @dataclass(frozen=True)
@@ -150,27 +149,14 @@ class ViewerReads:
     def through_app(self, app: WsgiApp, viewer: Viewer, key: tuple[Any, ...], environ: dict[str, Any],
                     start_response: StartResponse) -> Iterable[bytes]:
         """Let the app answer; keep the parts it leaves when its answer is a 200 that sets no cookie."""
-        captured: dict[str, Any] = {}
-
-        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            captured.update(status=status, headers=headers)
-            return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
-
-        result = app(environ, capture)
-        try:
-            body = b"".join(result)
-        finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
+        status, headers, body = call_app(app, environ, start_response)
         parts: BoardParts | None = environ.get(PARTS)
-        headers = captured.get("headers", [])
         names = {name.lower() for name, _ in headers}
-        if (parts is not None and captured.get("status", "").startswith("200") and "set-cookie" not in names
+        if (parts is not None and status.startswith("200") and "set-cookie" not in names
                 and parts.version == key[0][1]):
             kept_headers = tuple((k, v) for k, v in headers if k.lower() != "content-length")
             weight = 2 * sum(len(p) for p in parts.body.parts)  # its text and, once answered here, its UTF-8
-            self.bodies.put(key, KeptBody(parts=parts, status=captured["status"], headers=kept_headers), weight)
+            self.bodies.put(key, KeptBody(parts=parts, status=status, headers=kept_headers), weight)
             if parts.frame is not None:
                 frame = (parts.frame[0].encode("utf-8"), parts.frame[1].encode("utf-8"))
                 self.frames.put(self._frame_key(viewer, key), frame, len(frame[0]) + len(frame[1]))
