@@ -100,6 +100,19 @@ def lua_paths(paths: list[str], script: Path) -> Path:
     return script
 
 
+def read_plan(instance: Instance, port: int, seed: int, folder: Path) -> list[tuple[str, str, dict[str, str],
+                                                                                 Path | None]]:
+    """Return each row's name, path, headers and wrk script (logging one participant in for the logged-in row)."""
+    reader, page, api = instance.readers[0], board_page(instance.phase_id), board_api(instance.phase_id)
+    cookie = asyncio.run(login(port, reader, source="127.0.0.1", next_path=page))
+    distinct = reads.distinct_urls(instance, seed)
+    return [("anon_page", page, {}, None), ("anon_api", api, {}, None),
+            ("login_page", page, {"Cookie": cookie}, None),
+            ("token_api", api, {"Authorization": f"Bearer {reader.token}"}, None),
+            ("distinct", page, {}, lua_paths([next(distinct) for _ in range(20000)], folder / "distinct.lua")),
+            ("junk", page, {}, lua_paths([f"{page}?utm={n}" for n in range(20000)], folder / "junk.lua"))]
+
+
 def main() -> int:
     """Build, serve, measure each row with wrk, print and write the figures; clean up whatever happens."""
     args = parse_args()
@@ -120,17 +133,7 @@ def main() -> int:
         web = servers.start_web(cleanup.processes, bin_dir=Path(sys.executable).parent, source=ROOT,
                                 env={**instance.env, "TAILBOARD_SCORING": "inline"}, log=folder / "gunicorn.log")
         base = f"http://127.0.0.1:{web.port}"
-        reader = instance.readers[0]
-        cookie = asyncio.run(login(web.port, reader, source="127.0.0.1", next_path=board_page(instance.phase_id)))
-        distinct = reads.distinct_urls(instance, args.seed)
-        plan = [("anon_page", board_page(instance.phase_id), {}, None),
-                ("anon_api", board_api(instance.phase_id), {}, None),
-                ("login_page", board_page(instance.phase_id), {"Cookie": cookie}, None),
-                ("token_api", board_api(instance.phase_id), {"Authorization": f"Bearer {reader.token}"}, None),
-                ("distinct", board_page(instance.phase_id), {}, lua_paths(
-                    [next(distinct) for _ in range(20000)], folder / "distinct.lua")),
-                ("junk", board_page(instance.phase_id), {}, lua_paths(
-                    [f"{board_page(instance.phase_id)}?utm={n}" for n in range(20000)], folder / "junk.lua"))]
+        plan = read_plan(instance, web.port, args.seed, folder)
         print(f"{args.backend}: {args.submissions} submissions, {args.connections} connections, "
               f"wrk {args.duration} s a row (gunicorn {web.workers} x {web.threads})", flush=True)
         for name, path, headers, script in plan:
