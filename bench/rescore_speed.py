@@ -158,6 +158,22 @@ def supersede(runtime: Any, job_id: int) -> None:
         session.commit()
 
 
+def timed_run(ctx: Any, runtime: Any, job_id: int, args: argparse.Namespace) -> tuple[float, float, float, Any]:
+    """Run the job (superseded after --max-seconds); return its wall, own CPU and scoring processes' CPU, profiler."""
+    profiler = cProfile.Profile() if args.profile else None
+    began, cpu, pool_cpu = time.perf_counter(), time.process_time(), children_cpu()
+    timer = threading.Timer(args.max_seconds, supersede, args=(runtime, job_id))
+    timer.start()
+    if profiler is not None:
+        profiler.enable()
+    run_job(ctx, job_id=job_id)
+    if profiler is not None:
+        profiler.disable()
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
+    timer.cancel()
+    return seconds, cpu, children_cpu() - pool_cpu, profiler
+
+
 def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
     """Build one instance on backend, re-score its phase, and return the figures."""
     folder = Path(tempfile.mkdtemp(prefix=f"rescore-speed-{backend}-"))
@@ -175,18 +191,7 @@ def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             first_board = sum(board.seconds)
             board.seconds.clear()
             job = phases.rescore_phase(ctx, phase_id=phase_id, actor=organizer, run=False)
-            profiler = cProfile.Profile() if args.profile else None
-            began, cpu, pool_cpu = time.perf_counter(), time.process_time(), children_cpu()
-            timer = threading.Timer(args.max_seconds, supersede, args=(runtime, job.id))
-            timer.start()
-            if profiler is not None:
-                profiler.enable()
-            run_job(ctx, job_id=job.id)
-            if profiler is not None:
-                profiler.disable()
-            seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
-            timer.cancel()
-            pool_cpu = children_cpu() - pool_cpu
+            seconds, cpu, pool_cpu, profiler = timed_run(ctx, runtime, job.id, args)
             ctx.session.rollback()
             ctx.session.refresh(job)
             figures = {"backend": backend, "submissions": args.submissions, "items": args.items,
