@@ -12,11 +12,12 @@ and, when rows changed, a new ``version`` (random: the per-process caches key on
 a random value never repeats one of another database or of a re-created phase id, as a
 counter would). Any change announced before a refresh took
 the turn is in what that refresh read, so concurrent writers coalesce: one waits for
-the other's refresh and then finds its own change already built. A reader seeing
-``built < wanted`` (a writer between its commit and its refresh, or a refresh that
-failed) refreshes first unless a refresh is under way (then its writer has not returned
-yet, and the reader shows the rows as they are, without waiting), so no one reads a board
-older than a change whose writer has returned. Both boards (while open, after close) are
+the other's refresh and then finds its own change already built. A writer that returned
+has refreshed (or handed the refresh to its process's refresher), so readers leave
+refreshing to writers: within ``REFRESH_GRACE`` of the last refresh a reader shows the
+built rows. A reader seeing ``built < wanted`` past the grace (a writer that died between
+its commit and its refresh, or a refresh that failed) refreshes first, unless a refresh is
+under way (then it shows the rows as they are, without waiting). Both boards (while open, after close) are
 built every time, so a phase that closes by the clock shows its after-close board at once,
 without any write.
 """
