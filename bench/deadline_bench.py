@@ -68,6 +68,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.add_argument(f"--{name.replace('_', '-')}", type=int if isinstance(default, int) else float,
                             default=None, help=f"default {default} (--quick: {QUICK[name]})")
     parser.add_argument("--upload-rate", type=float, default=2.0, help="uploads per second in the upload row")
+    parser.add_argument("--rescore-read-rate", type=float, default=200.0,
+                        help="reads per second (paced) beside the rescore row; 0 for closed-loop")
     parser.add_argument("--upload-timeout", type=float, default=120.0, help="seconds an upload may take")
     parser.add_argument("--board-poll", type=float, default=1.0, help="seconds between whole-board reads")
     parser.add_argument("--uploaders", type=int, default=None, help="fresh participants (default: uploads + 6)")
@@ -75,7 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--source", default="worktree",
                         help="the platform to run: the working tree, or a git revision exported into the run folder")
     parser.add_argument("--workdir", default=tempfile.gettempdir(), help="where the run folder is made")
-    parser.add_argument("--keep", action="store_true", help="keep the run folder (logs, SQLite files) afterwards")
+    parser.add_argument("--keep", action="store_true", help="keep the run folder (logs, SQLite files) and the PostgreSQL database afterwards")
     parser.add_argument("--json", default=str(BENCH / "out" / "deadline_bench.json"), help="raw figures go here")
     args = parser.parse_args(argv)
     for name, value in (QUICK if args.quick else FULL).items():

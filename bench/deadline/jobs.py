@@ -2,8 +2,13 @@
 
 The rescore is ``POST /api/v1/phases/<id>/rescore`` as the organizer; the job is polled at
 ``GET /api/v1/jobs/<id>`` every second while the read mix runs, for ``--rescore-max``
-seconds at most. In embedded mode a gunicorn worker runs the job on its job thread: the
-kill row starts another rescore, finds that worker (the one process of the server that
+seconds at most. It runs twice: beside a paced read mix of ``--rescore-read-rate``
+requests per second (a rush as readers make it: 1,000 people reloading every 5 s is 200
+per second), where the rescore must keep 50 per second and the reads their p99; then
+beside the read mix closed-loop (every client asks again as soon as it is answered, all
+the CPU the machine has), where reads go first and the rescore takes what is left.
+
+In embedded mode a gunicorn worker runs the job on its job thread: the kill row starts another rescore, finds that worker (the one process of the server that
 burns CPU while nothing else is asked of it), kills it with SIGKILL, and follows the job
 until it makes progress again and ends, for ``--kill-wait`` seconds at most.
 """
@@ -42,17 +47,18 @@ async def job_state(port: int, instance: Instance, path: str) -> dict[str, Any]:
     return body if status == 200 and isinstance(body, dict) else {"status": f"http {status}"}
 
 
-async def _rescore(port: int, instance: Instance, args: Any, cookies: list[str]) -> dict[str, Any]:
-    """Read while idle, then rescore while reading; return both read summaries and the job's progress."""
+async def _rescore(port: int, instance: Instance, args: Any, cookies: list[str],
+                   period: float | None) -> dict[str, Any]:
+    """Read while idle, then rescore while reading (paced every period s per client, or closed-loop); return both."""
     mix = read_mix(instance, args.clients, cookies)
     started = time.perf_counter()
-    idle = await loadgen.closed_loop(port, mix, requests=args.requests)
+    idle = await loadgen.closed_loop(port, mix, requests=args.requests, period=period)
     idle_summary = loadgen.summarize(idle, time.perf_counter() - started)
     job = await start_rescore(port, instance)
     if "job" not in job:
         return {"start": job, "reads_idle": idle_summary}
     stop = asyncio.Event()
-    readers = asyncio.create_task(loadgen.closed_loop(port, mix, stop=stop))
+    readers = asyncio.create_task(loadgen.closed_loop(port, mix, stop=stop, period=period))
     state: dict[str, Any] = {}
     while time.perf_counter() - job["t0"] < args.rescore_max:
         state = await job_state(port, instance, job["job"])
@@ -64,20 +70,24 @@ async def _rescore(port: int, instance: Instance, args: Any, cookies: list[str])
     records = await readers
     reads_wall = time.perf_counter() - job["t0"]
     done = int(state.get("done") or 0)
-    return {"start": {k: v for k, v in job.items() if k != "t0"}, "job": state, "seconds": round(elapsed, 1),
+    return {"start": {k: v for k, v in job.items() if k != "t0"}, "job": state,
+            "reads": f"{len(mix) / period:g} per s, paced" if period else f"{len(mix)} clients, closed-loop",
+            "seconds": round(elapsed, 1),
             "finished": state.get("status") == "done", "per_second": round(done / elapsed, 2) if elapsed else None,
             "reads_idle": idle_summary,
             "reads_during": {**loadgen.summarize(records, reads_wall), "by_kind": loadgen.by_kind(records, reads_wall)}}
 
 
-def rescore_row(port: int, instance: Instance, args: Any, cookies: list[str], pids: Any) -> dict[str, Any]:
-    """Run the rescore row; return its figures with what the load cost."""
+def rescore_row(port: int, instance: Instance, args: Any, cookies: list[str], pids: Any,
+                saturated: bool = False) -> dict[str, Any]:
+    """Run a rescore row (reads paced at --rescore-read-rate, or closed-loop); return its figures and their cost."""
+    period = None if saturated or not args.rescore_read_rate else args.clients / args.rescore_read_rate
     with CpuMeter(pids) as meter:
-        figures = asyncio.run(_rescore(port, instance, args, cookies))
+        figures = asyncio.run(_rescore(port, instance, args, cookies, period))
     figures["cpu"] = meter.result
     job = figures.get("job", {})
     print(f"  rescore     {job.get('done')}/{job.get('total')} in {figures.get('seconds')} s "
-          f"({figures.get('per_second')}/s, {job.get('status')}); reads p99 idle "
+          f"({figures.get('per_second')}/s, {job.get('status')}) beside reads {figures.get('reads')}; reads p99 idle "
           f"{figures['reads_idle']['p99_ms']} ms, during {figures.get('reads_during', {}).get('p99_ms')} ms",
           flush=True)
     return figures

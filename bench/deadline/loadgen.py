@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import resource
 import time
 from collections import Counter
@@ -127,13 +128,23 @@ class Record:
 
 
 async def closed_loop(port: int, clients: Iterable[Client], *, requests: int | None = None,
-                      stop: asyncio.Event | None = None, timeout: float = 120.0) -> list[Record]:
-    """Run clients closed-loop (next request when the last is answered) until requests are made or stop is set."""
+                      stop: asyncio.Event | None = None, timeout: float = 120.0,
+                      period: float | None = None) -> list[Record]:
+    """Run clients closed-loop (next request when the last is answered) until requests are made or stop is set.
+
+    With ``period``, a client starts a request at most every ``period`` seconds (at once
+    when the last one took longer), from a random offset: a paced load of
+    ``len(clients) / period`` requests per second while the server keeps up.
+    """
     records: list[Record] = []
     remaining = [requests if requests is not None else -1]
 
     async def run(client: Client) -> None:
+        due = time.perf_counter() + (random.uniform(0, period) if period else 0.0)
         while (remaining[0] != 0) and not (stop is not None and stop.is_set()):
+            if period:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due = max(due + period, time.perf_counter())
             remaining[0] -= 1
             started = time.perf_counter()
             reply = await fetch(port, "GET", client.next_target(), source=client.source, headers=client.headers,

@@ -53,7 +53,10 @@ def run_backend(backend: str, args: Any, results: dict[str, Any], *, source: Pat
     """Build and measure one backend, filling results row by row (a failure keeps what was measured)."""
     (folder / "data").mkdir(parents=True)
     url = create_database(backend, folder)
-    cleanup.undo.append(lambda: drop_database(url))
+    if not args.keep:  # --keep keeps a PostgreSQL database too (its URL is in the run folder's env)
+        cleanup.undo.append(lambda: drop_database(url))
+    else:
+        (folder / "database_url").write_text(url + "\n")
     instance = Instance(backend, folder, source, platform_env(source, folder, url), url)
     print(f"\n-- {backend}: building {args.submissions} scored submissions from {args.participants} participants "
           f"on {args.items} items ({folder})", flush=True)
@@ -63,7 +66,7 @@ def run_backend(backend: str, args: Any, results: dict[str, Any], *, source: Pat
                    size=f"{args.items} items, {args.submissions} submissions, {args.participants} participants, "
                         f"{args.clients} clients",
                    sizes={"clients": args.clients, "upload_rate": args.upload_rate, "duration": args.duration,
-                          "flood": args.flood})
+                          "rescore_read_rate": args.rescore_read_rate, "flood": args.flood})
     print(f"   built in {results['build']['total_s']} s: {instance.figures}", flush=True)
     embedded(instance, args, results, bin_dir=bin_dir, cleanup=cleanup)
     if args.celery and ({"fairness", "queue", "kill"} & args.rows):
@@ -85,6 +88,7 @@ def embedded(instance: Instance, args: Any, results: dict[str, Any], *, bin_dir:
         results["uploads"] = uploads_row(web.port, instance, args, cookies, web.pids)
     if "rescore" in args.rows:
         results["rescore"] = rescore_row(web.port, instance, args, cookies, web.pids)
+        results["rescore_saturated"] = rescore_row(web.port, instance, args, cookies, web.pids, saturated=True)
     extras = instance.uploaders[-6:]
     if {"fairness", "queue"} & args.rows:
         slots = int(web.workers) * (SQLITE_THREADS if instance.backend == "sqlite" else THREADS)  # scorer threads

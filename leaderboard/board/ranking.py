@@ -73,6 +73,7 @@ class Leaderboard:
     top: tuple[int, ...]  # submission ids of the view's five best ranked entries
     version: int
     readable: bool = True  # whether the rows are shown (False: an upcoming phase, to anyone but its managers)
+    printed: dict[Any, Any] | None = field(default=None, compare=False, repr=False)  # LoadedView.printed
 
     @property
     def view(self) -> View:
@@ -180,7 +181,7 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
                        columns=loaded.present if readable else (),
                        total=len(picked), entries=entries, page=page, per_page=per_page, sort=sort, order=order,
                        query=query, rows=marked(window, user_id=user_id, team_ids=teams), top=top,
-                       version=loaded.version, readable=readable)
+                       version=loaded.version, readable=readable, printed=loaded.printed)
 
 
 def _view_index(layout: BoardLayout, name: str | None) -> int:
@@ -221,14 +222,16 @@ def _picked(loaded: LoadedView, query: BoardQuery, *, sort: str, order: str) -> 
     if indices is None:
         indices = loaded.orders.setdefault((sort, order), _sorted(rows, sort=sort, order=order))
     needle = query.q.strip().casefold()
-    if not needle and not query.flags and query.prompting is None:
-        return [rows[i] for i in indices]
+    if "\0" in needle:  # the texts' separator: no single text holds it
+        return []
+    if not query.flags and query.prompting is None:
+        return [rows[i] for i in indices if needle in search[i]] if needle else [rows[i] for i in indices]
     return [rows[i] for i in indices if _matches(rows[i], search[i], needle, query)]
 
 
-def _matches(row: ShownRow, texts: tuple[str, ...], needle: str, query: BoardQuery) -> bool:
-    """Return whether a row matches the search text (in its casefolded texts) and the metadata filters."""
-    if needle and not any(needle in text for text in texts):
+def _matches(row: ShownRow, texts: str, needle: str, query: BoardQuery) -> bool:
+    """Return whether a row matches the search text (in its NUL-joined casefolded texts) and the metadata filters."""
+    if needle and needle not in texts:
         return False
     if any(row.metadata.get(key) is not value for key, value in query.flags.items()):
         return False

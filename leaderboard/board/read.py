@@ -72,9 +72,11 @@ class LoadedView:
     columns: tuple[str, ...]
     present: tuple[str, ...] = ()  # the columns with a value in some row
     top: tuple[int, ...] = ()  # submission ids of the five best ranked entries
-    search: tuple[tuple[str, ...], ...] = ()  # per row: its name, team and method casefolded, for ?q= (ranking.py)
+    search: tuple[str, ...] = ()  # per row: its name, team and method casefolded, joined by NUL, for ?q= (ranking.py)
     orders: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
     """Row indices per (sort, order) asked so far (ranking.py); a view has a dozen orders at most."""
+    printed: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Rows printed so far for pages, by row and section (web/board_cache/rows.py): a few texts per row at most."""
 
 
 def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,
@@ -124,7 +126,7 @@ def _load(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version:
     shown = tuple(_shown(row, cells.get(row.score_id, {}), columns) for row in rows)
     present = tuple(c for c in columns if any(r.columns.get(c, (None,))[0] is not None for r in shown))
     top = tuple(r.submission_id for r in shown if r.rank is not None)[:5]
-    search = tuple(tuple((text or "").casefold() for text in (r.display_name, r.team, r.method)) for r in shown)
+    search = tuple("\0".join((text or "").casefold() for text in (r.display_name, r.team, r.method)) for r in shown)
     return LoadedView(version=version, rows=shown, columns=tuple(columns), present=present, top=top, search=search)
 
 

@@ -7,12 +7,15 @@ into one, ``as_aware_utc`` turns a stored one back into an aware one for seriali
 
 from __future__ import annotations
 
+import select
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import overload
 
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from leaderboard.platform.write_signal import on_committed_write, shared_stamp
@@ -85,7 +88,44 @@ def make_engine(url: str) -> Engine:
         if stamp is not None:  # every process writing this file tells every reader on the host (board_cache/watch.py)
             on_committed_write(engine, stamp.bump)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url)
+    event.listen(engine, "checkin", _checked_in)
+    event.listen(engine, "checkout", _check_out)
+    return engine
+
+
+PING_AFTER_SECONDS = 10.0
+"""A pooled PostgreSQL connection idle longer than this is pinged before use (a hot one is checked locally)."""
+
+
+def _checked_in(_dbapi_connection, record) -> None:  # type: ignore[no-untyped-def]
+    record.info["idle_since"] = time.monotonic()
+
+
+def _check_out(dbapi_connection, record, _proxy) -> None:  # type: ignore[no-untyped-def]
+    """Hand out a pooled connection only if it is alive; else the pool drops it and opens another.
+
+    A ping costs a round trip per request, which under a rush was a third of a board read. So
+    a connection back in the pool for less than PING_AFTER_SECONDS is checked locally: the
+    server ended it (a restart, ``pg_terminate_backend``) if its socket has something to read
+    while no query is in flight (the server's goodbye, or the end of the stream). One idle
+    longer is pinged as well, for a server that vanished without a word. A connection lost
+    after this check is the request's failure (503 with Retry-After, web/errors.py).
+    """
+    if dbapi_connection.closed or dbapi_connection.broken or _has_unread(dbapi_connection.fileno()):
+        raise DisconnectionError("the server ended this pooled connection")
+    idle = time.monotonic() - record.info.get("idle_since", time.monotonic())
+    if idle >= PING_AFTER_SECONDS:
+        try:
+            dbapi_connection.execute("SELECT 1")
+        except Exception as error:  # dead: the pool opens another
+            raise DisconnectionError("a pooled connection did not answer its ping") from error
+
+
+def _has_unread(fileno: int) -> bool:
+    """Return whether an idle connection's socket has bytes (or its end) waiting, without waiting."""
+    readable, _, _ = select.select([fileno], [], [], 0)
+    return bool(readable)
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

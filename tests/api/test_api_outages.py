@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,10 +20,13 @@ from ports import free_port
 from s3_servers import ACCESS_KEY, BUCKET, SECRET_KEY, s3_client
 from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
 from leaderboard import create_app
 from leaderboard.models import QuotaUsage, Submission
+from leaderboard.platform import db
+from leaderboard.platform.db import make_engine
 from leaderboard.platform.storage.s3 import S3Storage, client_config
 
 
@@ -119,12 +123,61 @@ def test_postgresql_connections_killed_between_requests_are_replaced_not_answere
     assert client.get(f"/api/v1/phases/{phase_id}").status_code == 200  # the pool holds a connection now
     side = create_engine(make_url(throwaway_postgres_url).set(drivername="postgresql+psycopg"),
                          isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
     with side.connect() as connection:
-        killed = connection.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                                         "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar()
+        killed = connection.execute(text(f"SELECT count(pg_terminate_backend(pid)) {others}")).scalar()
+        deadline = time.monotonic() + 30
+        while connection.execute(text(f"SELECT count(*) {others}")).scalar() and time.monotonic() < deadline:
+            time.sleep(0.05)  # pg_terminate_backend only signals: wait until the killed backends are gone
     side.dispose()
     assert killed >= 1
     assert client.get(f"/api/v1/phases/{phase_id}").status_code == 200  # checked on checkout, replaced
+
+
+def _end_backend(url: str, pid: int) -> None:
+    """Terminate one server backend from a side connection and wait until it is gone."""
+    side = create_engine(make_url(url).set(drivername="postgresql+psycopg"), isolation_level="AUTOCOMMIT",
+                         poolclass=NullPool)
+    with side.connect() as connection:
+        connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        deadline = time.monotonic() + 30
+        while connection.execute(text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"),
+                                 {"pid": pid}).scalar() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    side.dispose()
+
+
+def _backend_pid(engine) -> int:  # type: ignore[no-untyped-def]
+    with engine.connect() as connection:
+        return int(connection.execute(text("SELECT pg_backend_pid()")).scalar())
+
+
+@pytest.mark.postgres
+def test_a_pooled_connection_the_server_ended_is_replaced_at_checkout_without_a_ping(
+        throwaway_postgres_url: str) -> None:
+    engine = make_engine(throwaway_postgres_url)
+    first = _backend_pid(engine)
+    assert _backend_pid(engine) == first  # hot and alive: handed out again
+    _end_backend(throwaway_postgres_url, first)
+    assert _backend_pid(engine) != first  # its socket told: replaced, no error
+    engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("ping_after", [0.0, 3600.0])
+def test_a_connection_idle_past_the_ping_age_is_pinged_so_a_silent_death_is_replaced(
+        throwaway_postgres_url: str, monkeypatch: pytest.MonkeyPatch, ping_after: float) -> None:
+    monkeypatch.setattr(db, "_has_unread", lambda fileno: False)  # a server gone without a word
+    monkeypatch.setattr(db, "PING_AFTER_SECONDS", ping_after)
+    engine = make_engine(throwaway_postgres_url)
+    first = _backend_pid(engine)
+    _end_backend(throwaway_postgres_url, first)
+    if ping_after == 0.0:  # idle long enough: pinged, the dead one dropped, a new one handed out
+        assert _backend_pid(engine) != first
+    else:  # the twin: not pinged, so the dead connection is used and the statement fails
+        with pytest.raises(OperationalError):
+            _backend_pid(engine)
+    engine.dispose()
 
 
 @pytest.mark.postgres

@@ -9,7 +9,7 @@ marks go where ``mark`` says (board_cache/shared.py), never a mark itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
@@ -58,38 +58,65 @@ def detail(c: Cell) -> str:
 
 
 class RowPrinter:
-    """Print the rows of one page model; ``mark(kind, row)`` returns where the viewer's mark of a row goes."""
+    """Print the rows of one page model; ``mark(kind, row)`` returns where the viewer's mark of a row goes.
+
+    Each section prints all its rows in one call. A row's printed text depends only on the
+    row as loaded (its board version and view) and the page's choice of sections, so it is
+    kept in the loaded view's ``printed`` store (``Leaderboard.printed``): a search, sort or
+    page number that shows a row printed before joins its kept text. The viewer's marks are
+    never in a kept text: a table row is kept as the three texts around its two marks.
+    """
+
+    ROW_END = "\n    "  # what the template put after each row
 
     def __init__(self, page: BoardPage, mark: Callable[[str, int], Any]) -> None:
         self.page, self.mark = page, mark
         self.entry_base = url_for("entries.entry", phase_id=page.board.phase.id, entry="_")[:-1]  # + a row's key
+        store = page.board.printed
+        self.store: dict[Hashable, Any] = store if store is not None else {}
 
-    def table(self, r: PageRow, index: int) -> Markup:
-        """Return a row of the ranking table."""
+    def _kept(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """Return the kept text of key, printing (and keeping) it first if needed."""
+        found = self.store.get(key)
+        if found is None:
+            found = self.store[key] = make()
+        return found
+
+    def tables(self) -> Markup:
+        """Return every row of the ranking table."""
+        has_ties, out = self.page.has_ties, []
+        for index, r in enumerate(self.page.rows):
+            key = ("table", r.row.position, r.tie_band, has_ties)
+            before, between, after = self._kept(key, lambda r=r: self._table(r))
+            out += [before, str(self.mark("row", index)), between, str(self.mark("tag", index)), after, self.ROW_END]
+        return Markup("".join(out))
+
+    def _table(self, r: PageRow) -> tuple[str, str, str]:
+        """Return a row of the ranking table as the texts before its row mark, between its marks, after its tag mark."""
         row, page = r.row, self.page
-        css = ("baseline-row" if row.is_baseline else "") + str(self.mark("row", index)) + (
-            f" tie-{r.tie_band}" if r.tie_band >= 0 else "")
-        parts = [f'<tr class="{css}">\n<td class="num rank">{"–" if row.rank is None else row.rank}</td>']
+        before = '<tr class="' + ("baseline-row" if row.is_baseline else "")
+        parts = [f' tie-{r.tie_band}' if r.tie_band >= 0 else "",
+                 f'">\n<td class="num rank">{"–" if row.rank is None else row.rank}</td>']
         if page.has_ties:
             parts.append(f'<td class="num col-extra col-stat">{"–" if row.stat_rank is None else row.stat_rank}</td>')
-        parts.append(self._entry(r, index))
+        parts.append(f'<th scope="row" class="entry">\n<span class="entry-name">{escape(row.display_name)}</span>')
+        if row.is_baseline:
+            parts.append(' <span class="tag tag-baseline">baseline</span>')
+        between = "".join(parts)
+        rest = [self._entry_tail(r)]
         if row.value is None:
-            parts.append(f'<td class="num primary-col col-value">{BLANK}</td>')
+            rest.append(f'<td class="num primary-col col-value">{BLANK}</td>')
         else:
             interval = f'<span class="ci">[{score(row.ci[0])}, {score(row.ci[1])}]</span>' if row.ci else ""
-            parts.append(f'<td class="num primary-col col-value"><span class="val">{score(row.value)}</span>'
-                         f'{interval}</td>')
-        parts.extend(cell(c, "col-extra") for c in r.cells)
-        parts.append(f'<td class="num col-extra col-p">{pvalue(row.p_vs_previous)}</td>\n</tr>')
-        return Markup("".join(parts))
+            rest.append(f'<td class="num primary-col col-value"><span class="val">{score(row.value)}</span>'
+                        f'{interval}</td>')
+        rest.extend(cell(c, "col-extra") for c in r.cells)
+        rest.append(f'<td class="num col-extra col-p">{pvalue(row.p_vs_previous)}</td>\n</tr>')
+        return before, between, "".join(rest)
 
-    def _entry(self, r: PageRow, index: int) -> str:
-        """Return the entry cell: name, baseline tag, the viewer's mark, method, badges and link."""
-        row = r.row
-        out = [f'<th scope="row" class="entry">\n<span class="entry-name">{escape(row.display_name)}</span>']
-        if row.is_baseline:
-            out.append(' <span class="tag tag-baseline">baseline</span>')
-        out.append(str(self.mark("tag", index)))
+    def _entry_tail(self, r: PageRow) -> str:
+        """Return the entry cell after the viewer's mark: method, badges and link."""
+        row, out = r.row, []
         if not row.is_baseline:
             best = f" · best of {row.submissions}" if row.submissions > 1 else ""
             out.append(f'\n<span class="entry-meta">{escape(row.method)}{best}</span>')
@@ -104,8 +131,13 @@ class RowPrinter:
                    f'{escape(row.display_name)}</span></a>\n</th>')
         return "".join(out)
 
-    def headtail(self, r: PageRow) -> Markup:
-        """Return a row of the head versus tail section (the last cell is the gap when the page shows one)."""
+    def headtails(self) -> Markup:
+        """Return every row of the head versus tail section (the last cell is the gap when the page shows one)."""
+        shape = ("headtail", tuple(c.path for c in self.page.headtail), self.page.headtail_gap)
+        return self._section(shape, self._headtail)
+
+    def _headtail(self, r: PageRow) -> str:
+        """Return a row of the head versus tail section."""
         cells = []
         for position, c in enumerate(r.headtail):
             if position == len(r.headtail) - 1 and self.page.headtail_gap:
@@ -114,18 +146,34 @@ class RowPrinter:
                 cells.append(f"<td>{gap}</td>")
             else:
                 cells.append(detail(c))
-        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>'
-                      f'{"".join(cells)}</tr>')
+        return f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>{"".join(cells)}</tr>'
 
-    def breakdown(self, r: PageRow, field_index: int) -> Markup:
+    def breakdowns(self, field_index: int) -> Markup:
+        """Return every row of one breakdown field's section."""
+        field, values = self.page.breakdowns[field_index]
+        return self._section(("breakdown", field_index, field, tuple(values)),
+                             lambda r: self._breakdown(r, field_index))
+
+    def _breakdown(self, r: PageRow, field_index: int) -> str:
         """Return a row of one breakdown field's section."""
         cells = "".join(detail(c) for c in r.breakdowns[field_index])
-        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>{cells}</tr>')
+        return f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>{cells}</tr>'
 
-    def pairs(self, r: PageRow) -> Markup:
+    def pair_rows(self) -> Markup:
+        """Return every row of the head–tail pairs section."""
+        return self._section(("pairs", tuple(c.path for c in self.page.pairs)), self._pairs)
+
+    def _pairs(self, r: PageRow) -> str:
         """Return a row of the head–tail pairs section."""
         cells = "".join(f"<td>{short(c[0])}</td>" for c in r.pairs)
-        return Markup(f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>{cells}</tr>')
+        return f'<tr class="{self._baseline(r)}"><th scope="row">{self._label(r)}</th>{cells}</tr>'
+
+    def _section(self, shape: tuple[Any, ...], make: Callable[[PageRow], str]) -> Markup:
+        """Return every row of a section of a shape (which columns it shows), each kept by its row and the shape."""
+        out = []
+        for r in self.page.rows:
+            out += [self._kept((shape, r.row.position), lambda r=r: make(r)), self.ROW_END]
+        return Markup("".join(out))
 
     @staticmethod
     def _label(r: PageRow) -> str:
