@@ -8,9 +8,10 @@ per second), where the rescore must keep 50 per second and the reads their p99; 
 beside the read mix closed-loop (every client asks again as soon as it is answered, all
 the CPU the machine has), where reads go first and the rescore takes what is left.
 
-In embedded mode a gunicorn worker runs the job on its job thread: the kill row starts another rescore, finds that worker (the one process of the server that
-burns CPU while nothing else is asked of it), kills it with SIGKILL, and follows the job
-until it makes progress again and ends, for ``--kill-wait`` seconds at most.
+In embedded mode a gunicorn worker runs the job on its job thread: the kill row starts
+another rescore, finds that worker (the one process of the server that burns CPU while
+nothing else is asked of it), kills it with SIGKILL, and follows the job until it makes
+progress again and ends, for ``--kill-wait`` seconds at most.
 """
 
 from __future__ import annotations
