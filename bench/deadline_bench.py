@@ -77,7 +77,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--source", default="worktree",
                         help="the platform to run: the working tree, or a git revision exported into the run folder")
     parser.add_argument("--workdir", default=tempfile.gettempdir(), help="where the run folder is made")
-    parser.add_argument("--keep", action="store_true", help="keep the run folder (logs, SQLite files) and the PostgreSQL database")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the run folder (logs, SQLite files) and the PostgreSQL database")
     parser.add_argument("--json", default=str(BENCH / "out" / "deadline_bench.json"), help="raw figures go here")
     args = parser.parse_args(argv)
     for name, value in (QUICK if args.quick else FULL).items():
