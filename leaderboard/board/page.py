@@ -9,6 +9,7 @@ shares. Their cells are read for the page's rows only, and kept per board versio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,13 +109,14 @@ def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
     shown_cells_of = section_cells(ctx, phase_id=board.phase.id, board=board.board, version=board.version,
                                    rows=board.rows, paths=wanted)
     bands = _tie_bands(board)
-    def shown(path: str) -> bool:
-        return any(c.get(path, (None,))[0] is not None for c in shown_cells_of.values())
-
-    headtail = tuple(p for p in headtail if shown(p))
-    fields = tuple((f, values) for f, values in fields if any(shown(p) for p in layout.breakdown_paths(f)))
-    rows = tuple(_page_row(r, board, shown_cells_of[r.score_id], headtail, fields, pair_paths, bands)
-                 for r in board.rows)
+    present = {path for cells in shown_cells_of.values() for path, cell in cells.items() if cell[0] is not None}
+    headtail = tuple(p for p in headtail if p in present)
+    fields = tuple((f, values) for f, values in fields if any(p in present for p in layout.breakdown_paths(f)))
+    field_paths = tuple(layout.breakdown_paths(f) for f, _ in fields)
+    kept = board.printed if board.printed is not None else {}
+    shape = (headtail, field_paths, pair_paths)
+    rows = tuple(_kept_row(kept, (r.position, bands.get(r.position, -1), shape), lambda r=r: _page_row(
+        r, board, shown_cells_of[r.score_id], headtail, field_paths, pair_paths, bands)) for r in board.rows)
     gap = bool(headtail) and headtail[-1].startswith("popularity.gap.")
     groups = tuple((b, n) for b in layout.buckets if (n := sum(p.startswith(f"popularity.{b}.") for p in headtail)))
     sorts = [("rank", "Rank"), (view.metric, path_label(view.metric)), *((c, path_label(c)) for c in board.columns),
@@ -135,9 +137,16 @@ def _column(path: str) -> Column:
     return Column(path=path, label=path_label(path), lower_is_better=not higher_is_better(path))
 
 
+def _kept_row(kept: dict[Any, Any], key: tuple[Any, ...], make: Callable[[], PageRow]) -> PageRow:
+    """Return the page row kept for key in the loaded view's store (``Leaderboard.printed``), made once."""
+    found = kept.get(("page-row", key))
+    if found is None:
+        found = kept[("page-row", key)] = make()
+    return found  # type: ignore[no-any-return]
+
+
 def _page_row(row: ShownRow, board: Leaderboard, cells: dict[str, Cell], headtail: tuple[str, ...],
-              fields: tuple[tuple[str, tuple[str, ...]], ...], pairs: tuple[str, ...],
-              bands: dict[int, int]) -> PageRow:
+              field_paths: tuple[tuple[str, ...], ...], pairs: tuple[str, ...], bands: dict[int, int]) -> PageRow:
     """Return one printed row with its section cells (already rounded, laddered, blank when withheld)."""
     shown, empty = cells, NO_CELL
     url = row.metadata.get("url")
@@ -145,7 +154,7 @@ def _page_row(row: ShownRow, board: Leaderboard, cells: dict[str, Cell], headtai
         row=row, badges=badges(row.metadata), url=url if isinstance(url, str) else None,
         cells=tuple(row.columns.get(c, empty) for c in board.columns), tie_band=bands.get(row.position, -1),
         headtail=tuple(shown.get(p, empty) for p in headtail),
-        breakdowns=tuple(tuple(shown.get(p, empty) for p in board.layout.breakdown_paths(f)) for f, _ in fields),
+        breakdowns=tuple(tuple(shown.get(p, empty) for p in paths) for paths in field_paths),
         pairs=tuple(shown.get(p, empty) for p in pairs))
 
 
