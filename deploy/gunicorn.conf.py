@@ -8,6 +8,7 @@ slow clients the server survives (see deploy/README.md and bench/slow_clients_be
 The timeouts cover what a worker does with an upload (validate, store, and score when inline).
 """
 
+import gc
 import multiprocessing
 import os
 import re
@@ -123,9 +124,26 @@ def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's signature)
     environment = flask_app.jinja_env
     for name in environment.list_templates(extensions=["html", "txt"]):
         environment.get_template(name)
+    _tune_gc()
     # The embedded sweep and job threads start with a worker, not with its first request:
     # a restarted instance takes back a killed scorer's work even while nobody visits it.
     for name in ("tailboard_sweeper", "tailboard_jobs"):
         thread = flask_app.extensions.get(name)
         if thread is not None:
             thread.start()
+
+
+def _tune_gc() -> None:
+    """Keep the cycle collector from pausing a worker for tens of milliseconds at a time.
+
+    A worker holds its boards' loaded views and printed rows (over 150,000 objects); with
+    CPython's default thresholds a full collection ran every ~150 new board pages and held
+    the interpreter for 50-80 ms, a reader's p99 (bench/deadline_bench.py). Objects made at
+    boot (the app, its modules, compiled templates) are frozen out of every collection, and
+    young ones are collected less often so that full collections become rare. Memory held by
+    cyclic garbage meanwhile is bounded by the worker's recycling (max_requests).
+    """
+    thresholds = os.environ.get("GUNICORN_GC_THRESHOLDS", "5000,20,1000")
+    if thresholds:
+        gc.set_threshold(*(int(part) for part in thresholds.split(",")))
+    gc.freeze()
