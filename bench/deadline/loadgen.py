@@ -145,6 +145,8 @@ async def closed_loop(port: int, clients: Iterable[Client], *, requests: int | N
             if period:
                 await asyncio.sleep(max(0.0, due - time.perf_counter()))
                 due = max(due + period, time.perf_counter())
+                if remaining[0] == 0 or (stop is not None and stop.is_set()):  # others used it up meanwhile
+                    break
             remaining[0] -= 1
             started = time.perf_counter()
             reply = await fetch(port, "GET", client.next_target(), source=client.source, headers=client.headers,
