@@ -91,8 +91,17 @@ def enqueue(session: Session, *, competition_id: int, event: str, data: dict[str
     With ``coalesce`` a webhook that still has an untried delivery of this event for this
     phase gets no second one (board.changed: one pending notice says it all).
     """
+    return enqueue_each(session, competition_id=competition_id, event=event, data=[data], phase_id=phase_id,
+                        coalesce=coalesce)
+
+
+def enqueue_each(session: Session, *, competition_id: int, event: str, data: list[dict[str, Any]],
+                 phase_id: int | None = None, coalesce: bool = False) -> list[WebhookDelivery]:
+    """Add a delivery of event per item of data to each webhook that asked for it, reading the webhooks once."""
     if event not in EVENTS:
         raise ValueError(f"unknown webhook event {event!r}")
+    if not data:
+        return []
     hooks = [hook for hook in session.scalars(select(Webhook).where(
         Webhook.competition_id == competition_id, Webhook.active.is_(True)).order_by(Webhook.id))
         if event in (hook.events or [])]
@@ -103,12 +112,14 @@ def enqueue(session: Session, *, competition_id: int, event: str, data: dict[str
     slug = session.scalar(select(Competition.slug).where(Competition.id == competition_id))
     now = utcnow()
     rows = []
-    for hook in hooks:
-        delivery_id = str(uuid.uuid4())
-        body = json.dumps({"id": delivery_id, "event": event, "created_at": f"{now:%Y-%m-%dT%H:%M:%S}Z",
-                           "competition": slug, "data": data}, sort_keys=True, separators=(",", ":"))
-        rows.append(WebhookDelivery(webhook_id=hook.id, delivery_id=delivery_id, event=event, phase_id=phase_id,
-                                    body=body, created_at=now, attempts=0, next_attempt_at=now))
+    for item in data:
+        for hook in hooks:
+            delivery_id = str(uuid.uuid4())
+            body = json.dumps({"id": delivery_id, "event": event, "created_at": f"{now:%Y-%m-%dT%H:%M:%S}Z",
+                               "competition": slug, "data": item}, sort_keys=True, separators=(",", ":"))
+            rows.append(WebhookDelivery(webhook_id=hook.id, delivery_id=delivery_id, event=event,
+                                        phase_id=phase_id, body=body, created_at=now, attempts=0,
+                                        next_attempt_at=now))
     session.add_all(rows)
     return rows
 

@@ -276,12 +276,9 @@ def record_batch(ctx: ServiceContext, *, phase: Phase, version: int, scored: lis
     ids = [s.submission_id for s in recorded]
     ctx.session.execute(update(Score).where(Score.submission_id.in_(ids), Score.retired_at.is_(None))
                         .values(retired_at=utcnow()).execution_options(synchronize_session=False))
-    scores = [_new_score(s, phase=phase, version=version) for s in recorded]
-    ctx.session.add_all(scores)
-    ctx.session.flush()
-    submissions = {s.id: s for s in ctx.session.scalars(select(Submission).where(Submission.id.in_(ids)))}
-    for score in scores:  # each owner's mail (first score only) and webhooks, in this transaction (docs/NOTIFY.md)
-        notices.submission_scored(ctx, submission=submissions[score.submission_id], phase=phase, score=score)
+    ctx.session.add_all([_new_score(s, phase=phase, version=version) for s in recorded])
+    # the webhooks, in this transaction (docs/NOTIFY.md); no mail: every one was scored before (eligible)
+    notices.submissions_rescored(ctx, phase=phase, submission_ids=ids)
     ctx.session.commit()
     return ids
 
