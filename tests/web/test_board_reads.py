@@ -196,3 +196,35 @@ def test_the_ranking_pages_links_are_encoded_as_url_for_encodes_them(app) -> Non
         for args in tricky:
             assert base + query_string(args) == url_for("public.leaderboard", phase_id=7, **{
                 k: v for k, v in args.items() if v is not None}), args
+
+
+def test_rows_printed_for_one_query_are_joined_by_another_exactly_as_printed_afresh(ctx, app, make_phase, make_user,
+                                                                                     make_predictions):
+    from dataclasses import replace
+
+    from leaderboard.board import ranking
+    from leaderboard.board.page import board_page
+    from leaderboard.board.ranking import BoardQuery
+    from leaderboard.web.board_cache.rows import RowPrinter
+
+    phase, _ = world(ctx, make_phase, make_user, make_predictions)
+    queries = [BoardQuery(sort="name"), BoardQuery(), BoardQuery(per_page=2, page=2), BoardQuery(q="a"),
+               BoardQuery(sort="name", order="desc", per_page=2)]
+
+    def printed(query: BoardQuery, store: dict) -> tuple[str, list]:
+        board = replace(ranking.leaderboard(ctx, phase_id=phase.id, query=query), printed=store)
+        page, marks = board_page(ctx, board), []
+        rows = RowPrinter(page, lambda kind, row: marks.append((kind, row)) or f"<{kind} {row}>")
+        text = str(rows.tables()) + str(rows.headtails()) + str(rows.pair_rows()) + "".join(
+            str(rows.breakdowns(i)) for i in range(len(page.breakdowns)))
+        return text, marks
+
+    with app.test_request_context():
+        kept: dict = {}
+        for query in queries:  # every row printed once, for some query
+            printed(query, kept)
+        assert any(key[0] == "table" for key in kept) and any(key[0] == "page-row" for key in kept)
+        for query in reversed(queries):  # each page joined from kept texts, marks where a fresh print puts them
+            text, marks = printed(query, kept)
+            assert (text, marks) == printed(query, {})
+            assert text.count("<row ") == text.count("<tag ") == len(marks) // 2 > 0
