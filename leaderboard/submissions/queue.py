@@ -74,6 +74,10 @@ def place_in_line(ctx: ServiceContext, *, submission: Submission) -> Place | Non
     if submission.status != "queued":
         return None
     position = queue_positions(ctx, [submission.id]).get(submission.id)
+    if position is None:  # not in line: waiting for a retry, or taken by a scorer since it was read
+        ctx.session.refresh(submission, attribute_names=["status"])
+        if submission.status != "queued":  # taken: the caller now shows its new status, not a queued one
+            return None
     return Place(position=position, eta_seconds=eta_seconds(position, per_second(ctx)))
 
 
