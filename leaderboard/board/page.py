@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from leaderboard.board.cells import NO_CELL, Cell
@@ -115,8 +116,8 @@ def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
     field_paths = tuple(layout.breakdown_paths(f) for f, _ in fields)
     kept = board.printed if board.printed is not None else {}
     shape = (headtail, field_paths, pair_paths)
-    rows = tuple(_kept_row(kept, (r.position, bands.get(r.position, -1), shape), lambda r=r: _page_row(
-        r, board, shown_cells_of[r.score_id], headtail, field_paths, pair_paths, bands)) for r in board.rows)
+    rows = tuple(_kept_row(kept, (r.position, bands.get(r.position, -1), shape), partial(
+        _page_row, r, board, shown_cells_of[r.score_id], headtail, field_paths, pair_paths, bands)) for r in board.rows)
     gap = bool(headtail) and headtail[-1].startswith("popularity.gap.")
     groups = tuple((b, n) for b in layout.buckets if (n := sum(p.startswith(f"popularity.{b}.") for p in headtail)))
     sorts = [("rank", "Rank"), (view.metric, path_label(view.metric)), *((c, path_label(c)) for c in board.columns),

@@ -10,7 +10,7 @@ marks go where ``mark`` says (board_cache/shared.py), never a mark itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 from urllib.parse import quote
 
@@ -87,7 +87,7 @@ class RowPrinter:
         has_ties, out = self.page.has_ties, []
         for index, r in enumerate(self.page.rows):
             key = ("table", r.row.position, r.tie_band, has_ties)
-            before, between, after = self._kept(key, lambda r=r: self._table(r))
+            before, between, after = self._kept(key, partial(self._table, r))
             out += [before, str(self.mark("row", index)), between, str(self.mark("tag", index)), after, self.ROW_END]
         return Markup("".join(out))
 
@@ -172,7 +172,7 @@ class RowPrinter:
         """Return every row of a section of a shape (which columns it shows), each kept by its row and the shape."""
         out = []
         for r in self.page.rows:
-            out += [self._kept((shape, r.row.position), lambda r=r: make(r)), self.ROW_END]
+            out += [self._kept((shape, r.row.position), partial(make, r)), self.ROW_END]
         return Markup("".join(out))
 
     @staticmethod
