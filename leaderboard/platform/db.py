@@ -10,6 +10,7 @@ from __future__ import annotations
 import select
 import time
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import overload
 
@@ -90,7 +91,7 @@ def make_engine(url: str) -> Engine:
         return engine
     engine = create_engine(url)
     event.listen(engine, "checkin", _checked_in)
-    event.listen(engine, "checkout", _check_out)
+    event.listen(engine, "checkout", partial(_check_out, engine.dialect))
     return engine
 
 
@@ -102,7 +103,7 @@ def _checked_in(_dbapi_connection, record) -> None:  # type: ignore[no-untyped-d
     record.info["idle_since"] = time.monotonic()
 
 
-def _check_out(dbapi_connection, record, _proxy) -> None:  # type: ignore[no-untyped-def]
+def _check_out(dialect, dbapi_connection, record, _proxy) -> None:  # type: ignore[no-untyped-def]
     """Hand out a pooled connection only if it is alive; else the pool drops it and opens another.
 
     A ping costs a round trip per request, which under a rush was a third of a board read. So
@@ -116,10 +117,12 @@ def _check_out(dbapi_connection, record, _proxy) -> None:  # type: ignore[no-unt
         raise DisconnectionError("the server ended this pooled connection")
     idle = time.monotonic() - record.info.get("idle_since", time.monotonic())
     if idle >= PING_AFTER_SECONDS:
-        try:
-            dbapi_connection.execute("SELECT 1")
+        try:  # the dialect's own ping: it leaves no transaction open behind it
+            alive = dialect.do_ping(dbapi_connection)
         except Exception as error:  # dead: the pool opens another
             raise DisconnectionError("a pooled connection did not answer its ping") from error
+        if not alive:
+            raise DisconnectionError("a pooled connection did not answer its ping")
 
 
 def _has_unread(fileno: int) -> bool:

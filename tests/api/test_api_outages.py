@@ -181,6 +181,19 @@ def test_a_connection_idle_past_the_ping_age_is_pinged_so_a_silent_death_is_repl
 
 
 @pytest.mark.postgres
+def test_a_pinged_connection_is_left_out_of_any_transaction_so_an_autocommit_read_can_take_it(
+        throwaway_postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db, "PING_AFTER_SECONDS", 0.0)  # every checkout pings, as after 10 s idle
+    engine = make_engine(throwaway_postgres_url)
+    first = _backend_pid(engine)
+    autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")  # as the board cache's state reads
+    with autocommit.connect() as connection:  # a ping that left a transaction open failed here
+        assert connection.execute(text("SELECT pg_backend_pid()")).scalar() == first
+    assert _backend_pid(engine) == first
+    engine.dispose()
+
+
+@pytest.mark.postgres
 def test_postgresql_away_is_a_503_with_retry_after(tmp_path: Path) -> None:
     url = f"postgresql://postgres@127.0.0.1:{free_port()}/test"
     app = create_app({"data_dir": tmp_path / "data", "labels_dir": tmp_path / "labels", "testing": True,
