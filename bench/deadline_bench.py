@@ -85,7 +85,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         if getattr(args, name) is None:
             setattr(args, name, value)
     args.uploaders = args.uploaders or int(round(args.upload_rate * args.duration)) + 6
-    rows = set(args.rows)
+    args.rows = chosen_rows(parser, args.rows)
+    return args
+
+
+def chosen_rows(parser: argparse.ArgumentParser, asked: list[str]) -> set[str]:
+    """Return the rows named by --rows ("all" and "reads" expanded); an unknown name is a usage error."""
+    rows = set(asked)
     if "all" in rows:
         rows |= set(ROW_NAMES)
     if "reads" in rows:
@@ -93,8 +99,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = rows - set(ROW_NAMES) - {"all", "reads"}
     if unknown:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}; choose from all, reads, {', '.join(ROW_NAMES)}")
-    args.rows = rows & set(ROW_NAMES)
-    return args
+    return rows & set(ROW_NAMES)
 
 
 def prepare_source(spec: str, folder: Path) -> Path:

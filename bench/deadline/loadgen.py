@@ -141,12 +141,12 @@ async def closed_loop(port: int, clients: Iterable[Client], *, requests: int | N
 
     async def run(client: Client) -> None:
         due = time.perf_counter() + (random.uniform(0, period) if period else 0.0)
-        while (remaining[0] != 0) and not (stop is not None and stop.is_set()):
+        while True:
             if period:
                 await asyncio.sleep(max(0.0, due - time.perf_counter()))
                 due = max(due + period, time.perf_counter())
-                if remaining[0] == 0 or (stop is not None and stop.is_set()):  # others used it up meanwhile
-                    break
+            if remaining[0] == 0 or (stop is not None and stop.is_set()):  # checked after any wait
+                return
             remaining[0] -= 1
             started = time.perf_counter()
             reply = await fetch(port, "GET", client.next_target(), source=client.source, headers=client.headers,

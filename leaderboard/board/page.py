@@ -9,7 +9,6 @@ shares. Their cells are read for the page's rows only, and kept per board versio
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from leaderboard.board.cells import NO_CELL, Cell
 from leaderboard.board.layout import PAIR_KEYS, path_label
 from leaderboard.board.ranking import DEFAULT_PER_PAGE, FLAG_FILTERS, Leaderboard
-from leaderboard.board.read import ShownRow, section_cells
+from leaderboard.board.read import ShownRow, kept, section_cells
 from leaderboard.board.rules import SPLIT_WORDS, STAT_RANK_NOTE
 from leaderboard.entries import PROMPTING
 from leaderboard.platform import ServiceContext
@@ -112,11 +111,12 @@ def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
     bands = _tie_bands(board)
     present = {path for cells in shown_cells_of.values() for path, cell in cells.items() if cell[0] is not None}
     headtail = tuple(p for p in headtail if p in present)
-    fields = tuple((f, values) for f, values in fields if any(p in present for p in layout.breakdown_paths(f)))
-    field_paths = tuple(layout.breakdown_paths(f) for f, _ in fields)
-    kept = board.printed if board.printed is not None else {}
+    fields_shown = [(f, values, paths) for f, values in fields for paths in [layout.breakdown_paths(f)]
+                    if any(p in present for p in paths)]
+    fields = tuple((f, values) for f, values, _ in fields_shown)
+    field_paths = tuple(paths for _, _, paths in fields_shown)
     shape = (headtail, field_paths, pair_paths)
-    rows = tuple(_kept_row(kept, (r.position, bands.get(r.position, -1), shape), partial(
+    rows = tuple(kept(board.printed, ("page-row", r.position, bands.get(r.position, -1), shape), partial(
         _page_row, r, board, shown_cells_of[r.score_id], headtail, field_paths, pair_paths, bands)) for r in board.rows)
     gap = bool(headtail) and headtail[-1].startswith("popularity.gap.")
     groups = tuple((b, n) for b in layout.buckets if (n := sum(p.startswith(f"popularity.{b}.") for p in headtail)))
@@ -136,14 +136,6 @@ def board_page(ctx: ServiceContext, board: Leaderboard) -> BoardPage:
 def _column(path: str) -> Column:
     """Return a column of a path."""
     return Column(path=path, label=path_label(path), lower_is_better=not higher_is_better(path))
-
-
-def _kept_row(kept: dict[Any, Any], key: tuple[Any, ...], make: Callable[[], PageRow]) -> PageRow:
-    """Return the page row kept for key in the loaded view's store (``Leaderboard.printed``), made once."""
-    found = kept.get(("page-row", key))
-    if found is None:
-        found = kept[("page-row", key)] = make()
-    return found  # type: ignore[no-any-return]
 
 
 def _page_row(row: ShownRow, board: Leaderboard, cells: dict[str, Cell], headtail: tuple[str, ...],

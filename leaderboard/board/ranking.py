@@ -73,7 +73,7 @@ class Leaderboard:
     top: tuple[int, ...]  # submission ids of the view's five best ranked entries
     version: int
     readable: bool = True  # whether the rows are shown (False: an upcoming phase, to anyone but its managers)
-    printed: dict[Any, Any] | None = field(default=None, compare=False, repr=False)  # LoadedView.printed
+    printed: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # LoadedView.printed
 
     @property
     def view(self) -> View:

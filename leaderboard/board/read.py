@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -77,6 +77,14 @@ class LoadedView:
     """Row indices per (sort, order) asked so far (ranking.py); a view has a dozen orders at most."""
     printed: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
     """Rows printed so far for pages, by row and section (web/board_cache/rows.py): a few texts per row at most."""
+
+
+def kept(store: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+    """Return what a loaded view's store (``LoadedView.printed``) keeps for key, made and kept on first use."""
+    found = store.get(key)
+    if found is None:
+        found = store[key] = make()
+    return found
 
 
 def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,

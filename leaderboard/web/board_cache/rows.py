@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from leaderboard.board.cells import Cell
 from leaderboard.board.entry_page import entry_key
 from leaderboard.board.page import BoardPage, PageRow
+from leaderboard.board.read import kept
 from leaderboard.web.templating import pvalue, score, short, signed
 
 COARSE = ("coarse: shown on a step of {step} with random noise; the exact figure is within two steps 93 times in "
@@ -72,22 +73,17 @@ class RowPrinter:
     def __init__(self, page: BoardPage, mark: Callable[[str, int], Any]) -> None:
         self.page, self.mark = page, mark
         self.entry_base = url_for("entries.entry", phase_id=page.board.phase.id, entry="_")[:-1]  # + a row's key
-        store = page.board.printed
-        self.store: dict[Hashable, Any] = store if store is not None else {}
 
-    def _kept(self, key: Hashable, make: Callable[[], Any]) -> Any:
-        """Return the kept text of key, printing (and keeping) it first if needed."""
-        found = self.store.get(key)
-        if found is None:
-            found = self.store[key] = make()
-        return found
+    def _keep(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """Return the kept text of key in the loaded view's store, printing it first if needed."""
+        return kept(self.page.board.printed, key, make)
 
     def tables(self) -> Markup:
         """Return every row of the ranking table."""
         has_ties, out = self.page.has_ties, []
         for index, r in enumerate(self.page.rows):
             key = ("table", r.row.position, r.tie_band, has_ties)
-            before, between, after = self._kept(key, partial(self._table, r))
+            before, between, after = self._keep(key, partial(self._table, r))
             out += [before, str(self.mark("row", index)), between, str(self.mark("tag", index)), after, self.ROW_END]
         return Markup("".join(out))
 
@@ -172,7 +168,7 @@ class RowPrinter:
         """Return every row of a section of a shape (which columns it shows), each kept by its row and the shape."""
         out = []
         for r in self.page.rows:
-            out += [self._kept((shape, r.row.position), partial(make, r)), self.ROW_END]
+            out += [self._keep((shape, r.row.position), partial(make, r)), self.ROW_END]
         return Markup("".join(out))
 
     @staticmethod
