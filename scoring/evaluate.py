@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from scoring.labels import LabelSet
 from scoring.metrics.batch import SliceBatch
 from scoring.metrics.curves import bin_ranges, curve_codes, curve_cuts, reliability, risk_coverage
 from scoring.metrics.registry import METRICS
+from scoring.metrics.reuse import Known, Tables, slice_places
 from scoring.metrics.slices import ItemScores, family_counts, item_scores, pair_summary
 from scoring.types import BUCKET_NAMES, HEAD, SPLIT_NAMES, TAIL, Predictions
 
@@ -20,16 +22,33 @@ BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """A result object and where each of its slices sits with the fingerprint of its tables (scoring.metrics.reuse)."""
+
+    results: dict[str, Any]
+    tables: Tables
+
+
 def evaluate(labels: LabelSet, predictions: Predictions) -> dict[str, Any]:
     """Return every metric of every slice (docs/METRICS.md, docs/LONG_TAIL.md) as the result object.
 
     The same inputs always give the same object, keys in the same order. Every slice
     of the whole file and of each split is scored in one batch (``SliceBatch``).
     """
+    return evaluation(labels, predictions).results
+
+
+def evaluation(labels: LabelSet, predictions: Predictions, *, known: Known | None = None) -> Evaluation:
+    """Return the result object of ``evaluate`` with its slice fingerprints; intervals in ``known`` are not drawn again.
+
+    ``known`` ({fingerprint: ci}, scoring.metrics.reuse.known_intervals) comes from an
+    earlier scoring of the same file; the result is the same object with or without it.
+    """
     scores = item_scores(gold=labels.gold, answer=predictions.answer, confidence=predictions.confidence,
                          k=len(labels.config.options), binary=labels.config.task_type == "binary",
                          groups=labels.groups, pairs=labels.pairs, popularity=labels.popularity)
-    batch = SliceBatch()
+    batch = SliceBatch(known)
     curve = _curve_bins(labels)
     result = _body(labels, scores, np.ones(labels.n, dtype=bool), batch, curve)
     if labels.has_split:
@@ -44,7 +63,7 @@ def evaluate(labels: LabelSet, predictions: Predictions) -> dict[str, Any]:
             _gap_and_drop(body["popularity"])
     # labels.warnings are notes for the organizer; a participant reads these ones
     result["warnings"] = [*predictions.warnings, *_own_warnings(labels, predictions)]
-    return result
+    return Evaluation(result, slice_places(result, batch.fingerprints))
 
 
 def _own_warnings(labels: LabelSet, predictions: Predictions) -> list[str]:

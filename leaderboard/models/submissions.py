@@ -98,6 +98,9 @@ class Score(Base):
     # for the McNemar test (docs/METRICS.md#figures-on-the-board): never served, never logged, loaded only when asked.
     correct_bits: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     answered_bits: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    # Where each slice of ``results`` sits and the fingerprint of its count tables (scoring.metrics.reuse), so a
+    # re-score draws intervals only for tables that changed: digests of hidden counts, never served, never logged.
+    slice_tables: Mapped[list[Any] | None] = mapped_column(JSON, deferred=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     retired_at: Mapped[datetime | None] = mapped_column(DateTime)
 

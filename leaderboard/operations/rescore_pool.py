@@ -1,7 +1,9 @@
 """Scoring the files of a re-score: in the job's own thread, or in a lower-priority process beside it.
 
 Scoring a file (read_predictions, evaluate, with_draw, per-item correctness) is pure CPU
-work on bytes and a label set; nothing is written. A job of ``POOL_FROM`` submissions or
+work on bytes and a label set; nothing is written. The file's earlier result and slice
+list come along: a slice whose count tables did not change keeps its interval instead of
+drawing it again (scoring/metrics/reuse.py), which is most of the cost. A job of ``POOL_FROM`` submissions or
 more scores its batches in a pool of ``PROCESSES`` spawned processes (at niceness
 ``NICENESS``, so a site's requests go first), so that while one batch is scored there the
 job's thread records the previous one and refreshes the board: the two overlap
@@ -13,6 +15,7 @@ Each pool process exits when the process that started it is gone (killed with -9
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -24,8 +27,10 @@ from multiprocessing import get_context
 from typing import Any
 
 from leaderboard.disclosure import with_draw
-from scoring import LabelSet, PredictionFileError, evaluate, read_predictions
+from scoring import LabelSet, PredictionFileError, read_predictions
 from scoring.correctness import item_correctness
+from scoring.evaluate import evaluation
+from scoring.metrics.reuse import known_intervals
 
 log = logging.getLogger(__name__)
 
@@ -41,21 +46,26 @@ PER_TASK = 10
 
 @dataclass(frozen=True)
 class FileToScore:
-    """One submission's file as read from storage, and whether the submission was charged (scored) before."""
+    """One submission's file as read from storage, whether it was charged (scored) before, and its earlier score.
+
+    ``earlier`` is the active score's result object and slice list as stored (JSON text), when they are.
+    """
 
     submission_id: int
     was_scored: bool
     data: bytes
+    earlier: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
 class Rescored:
-    """A file scored again, waiting to be recorded: its submission, result object and per-item correctness bits."""
+    """A file scored again, waiting to be recorded: its submission, result object, correctness bits, slice list."""
 
     submission_id: int
     results: dict[str, Any]
     correct_bits: bytes
     answered_bits: bytes
+    slice_tables: list[Any]
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,18 @@ def score_file(task: FileToScore, labels: LabelSet, *, max_bytes: int) -> Outcom
     except PredictionFileError as error:
         return Invalid(task.submission_id, task.was_scored, error.to_json())
     correct, answered = item_correctness(labels, predictions).packed()
-    return Rescored(task.submission_id, with_draw(evaluate(labels, predictions), predictions), correct, answered)
+    found = evaluation(labels, predictions, known=_known(task.earlier))
+    return Rescored(task.submission_id, with_draw(found.results, predictions), correct, answered, found.tables)
+
+
+def _known(earlier: tuple[str, str] | None) -> dict[str, Any]:
+    """Return the intervals of an earlier score's stored result and slice list; none when it has no list."""
+    if earlier is None:
+        return {}
+    try:
+        return known_intervals(json.loads(earlier[0]), json.loads(earlier[1]))
+    except ValueError:  # not JSON: nothing is reused, every interval is drawn
+        return {}
 
 
 class Scorer:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, Text, cast, func, select, update
 
 from leaderboard.entries import quota
 from leaderboard.models import Job, Phase, Score, Submission
@@ -223,11 +223,23 @@ def start_batch(ctx: ServiceContext, scorers: Scorers, *, phase_id: int, after: 
     rows = ctx.session.execute(select(Submission.id, Submission.status, Submission.file_key)
                                .where(Submission.id.in_(ids), Submission.status.in_(RESCORED))
                                .order_by(Submission.id)).all()
+    earlier = _earlier_scores(ctx, [row[0] for row in rows])
     ctx.session.rollback()  # nothing is held while the files are read and scored
     files = [FileToScore(sid, status == "scored", quick_retries(
-        partial(ctx.storage.read_bytes, key), session=ctx.session, what=f"reading the file of submission {sid}"))
-        for sid, status, key in rows]
+        partial(ctx.storage.read_bytes, key), session=ctx.session, what=f"reading the file of submission {sid}"),
+        earlier.get(sid)) for sid, status, key in rows]
     return Batch(ids, version, scorer.submit(files))
+
+
+def _earlier_scores(ctx: ServiceContext, ids: list[int]) -> dict[int, tuple[str, str]]:
+    """Return {submission: (result, slice list)} of the active scores that have a slice list, as stored JSON text.
+
+    The scoring process decodes them (rescore_pool): the job's thread, which records, does not.
+    """
+    rows = ctx.session.execute(select(Score.submission_id, cast(Score.results, Text), cast(Score.slice_tables, Text))
+                               .where(Score.submission_id.in_(ids), Score.retired_at.is_(None),
+                                      Score.slice_tables.is_not(None)))
+    return {sid: (results, tables) for sid, results, tables in rows if results and tables}
 
 
 def _within_bytes(rows: Sequence[Any]) -> list[int]:
@@ -288,7 +300,7 @@ def _new_score(rescored: Rescored, *, phase: Phase, version: int) -> Score:
     public, private = primary_values(rescored.results, phase.primary_metric)
     return Score(submission_id=rescored.submission_id, label_version=version, results=rescored.results,
                  public_primary=public, private_primary=private, correct_bits=rescored.correct_bits,
-                 answered_bits=rescored.answered_bits)
+                 answered_bits=rescored.answered_bits, slice_tables=rescored.slice_tables)
 
 
 def _fail_invalid(ctx: ServiceContext, invalid: Invalid, *, version: int) -> bool:

@@ -36,8 +36,9 @@ from leaderboard.platform.leases import Renew, renewing
 from leaderboard.platform.sessions import quick_retries, rollback_quietly
 from leaderboard.submissions import queue, recovery
 from leaderboard.submissions.claims import claim, held_by
-from scoring import PredictionFileError, evaluate, read_predictions
+from scoring import PredictionFileError, read_predictions
 from scoring.correctness import ItemCorrectness, item_correctness
+from scoring.evaluate import evaluation
 from scoring.metrics.paths import path_value
 
 log = logging.getLogger(__name__)
@@ -129,12 +130,13 @@ def _renewer(submission_id: int, claimed: datetime) -> Renew:
 
 def record_score(
     ctx: ServiceContext, *, submission: Submission, phase: Phase, results: dict[str, Any], label_version: int,
-    claimed: datetime, correctness: ItemCorrectness | None = None,
+    claimed: datetime, correctness: ItemCorrectness | None = None, slice_tables: list[Any] | None = None,
 ) -> Score | None:
     """Store a result as the submission's one active score and mark it scored, if the run still holds its claim.
 
-    ``correctness`` (scoring.correctness) is kept as bits for the board's McNemar test; the
-    caller announces the change to the board (``ctx.board_changed``) once committed.
+    ``correctness`` (scoring.correctness) is kept as bits for the board's McNemar test, and
+    ``slice_tables`` (scoring.metrics.reuse) for the next re-score; the caller announces the
+    change to the board (``ctx.board_changed``) once committed.
     """
     if not claim(ctx, submission.id, held_by(claimed), status="scored", failure_detail=None,
                  next_attempt_at=None, scoring_started_at=None):
@@ -145,7 +147,8 @@ def record_score(
     public, private = primary_values(results, phase.primary_metric)
     correct, answered = correctness.packed() if correctness is not None else (None, None)
     score = Score(submission_id=submission.id, label_version=label_version, results=results,
-                  public_primary=public, private_primary=private, correct_bits=correct, answered_bits=answered)
+                  public_primary=public, private_primary=private, correct_bits=correct, answered_bits=answered,
+                  slice_tables=slice_tables)
     ctx.session.add(score)
     ctx.session.flush()
     ctx.session.execute(
@@ -184,7 +187,8 @@ def _run(ctx: ServiceContext, submission_id: int, claimed: datetime) -> None:
         _fail_invalid(ctx, submission, claimed, detail=f"the file is not valid against label version "
                                                        f"{label_version}", errors=error.to_json())
         return
-    results = with_draw(evaluate(labels, predictions), predictions)
+    found = evaluation(labels, predictions)
+    results = with_draw(found.results, predictions)
     current = ctx.session.scalar(select(Phase.label_version).where(Phase.id == phase.id))
     if current != label_version:  # the labels were replaced while we scored: score again on the new ones
         if claim(ctx, submission_id, held_by(claimed), status="queued", scoring_started_at=None,
@@ -193,7 +197,8 @@ def _run(ctx: ServiceContext, submission_id: int, claimed: datetime) -> None:
             ctx.dispatch([submission_id])
         return
     if record_score(ctx, submission=submission, phase=phase, results=results, label_version=label_version,
-                    claimed=claimed, correctness=item_correctness(labels, predictions)) is not None:
+                    claimed=claimed, correctness=item_correctness(labels, predictions),
+                    slice_tables=found.tables) is not None:
         ctx.board_changed(phase_id=phase.id, submission_ids=[submission.id])
 
 

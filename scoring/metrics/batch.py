@@ -3,7 +3,9 @@
 ``evaluate`` adds each slice's count tables and gets back an empty dict at the place
 the slice goes in the result; ``finish`` stacks the tables, computes each metric once
 over all slices and the bootstrap of all slices in one draw (``scoring.metrics.bootstrap``),
-then fills the dicts. A slice's numbers are the same as if it were scored alone.
+then fills the dicts. A slice's numbers are the same as if it were scored alone. Intervals
+known from an earlier scoring of the same tables (``scoring.metrics.reuse``) are taken, not
+drawn; ``fingerprints`` names every filled dict's tables for the next time.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scoring.metrics.counts import SliceCounts, totals
 from scoring.metrics.formulas import accuracy, answer_rate
 from scoring.metrics.pairs import pair_intervals
 from scoring.metrics.registry import METRICS, get_metric
+from scoring.metrics.reuse import Known, fingerprint
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -37,11 +40,14 @@ class _Bin:
 
 
 class SliceBatch:
-    """Slices of one submission, scored together when ``finish`` is called."""
+    """Slices of one submission, scored together when ``finish`` is called (taking the ``known`` intervals)."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: Known | None = None) -> None:
         self._slices: list[tuple[SliceCounts, dict[str, Any]]] = []
         self._bins: list[_Bin] = []
+        self._known = known or {}
+        self.fingerprints: dict[int, str] = {}
+        """{id(filled dict): fingerprint of its tables}, once finished (the dicts live as long as the batch)."""
 
     def add(self, counts: SliceCounts) -> dict[str, Any]:
         """Return the slice object to be filled: metrics, n, answered, correct, ci."""
@@ -69,29 +75,44 @@ class SliceBatch:
         points = {m.name: m.fn(stack) for m in METRICS.values() if m.applies(stack) and m.table != "ranking"}
         if counts[0].ranking is not None:
             points["aurc"] = _aurc(counts)
-        found = {**batch_intervals(stack), **pair_intervals(counts, resamples=RESAMPLES, seed=SEED)}
+        keys = [fingerprint(c, kind="slice") for c in counts]
+        drawn = [s for s, key in enumerate(keys) if key not in self._known]
+        bounds = _slice_bounds([counts[s] for s in drawn]) if drawn else {}
+        place = {s: row for row, s in enumerate(drawn)}
         values = {name: _nulls(v.tolist()) for name, v in points.items()}
-        bounds = {name: [None if lo != lo else [lo, hi] for lo, hi in v.tolist()] for name, v in found.items()}
         n, answered, correct = (t.tolist() for t in totals(stack.cells))
         for s, (slice_counts, out) in enumerate(self._slices):
+            self.fingerprints[id(out)] = keys[s]
+            known = self._known.get(keys[s], {})
             ci: dict[str, list[float] | None] = {}
             for metric in METRICS.values():
                 if not metric.applies(slice_counts):
                     continue
                 value = out[metric.name] = values[metric.name][s]
                 if metric.has_ci:
-                    ci[metric.name] = None if value is None else bounds[metric.name][s]
+                    interval = bounds[metric.name][place[s]] if s in place else known.get(metric.name)
+                    ci[metric.name] = None if value is None else interval
             out.update(n=n[s], answered=answered[s], correct=correct[s], ci=ci)
 
     def _fill_bins(self) -> None:
         """Fill the curve bins: accuracy and answer rate, and an interval for accuracy only."""
         stack = SliceCounts(cells=np.stack([b.counts.cells for b in self._bins]), binary=self._bins[0].counts.binary)
         acc, rate = accuracy(stack).tolist(), answer_rate(stack).tolist()
-        bounds = accuracy_intervals(stack.cells).tolist()
+        keys = [fingerprint(b.counts, kind="bin") for b in self._bins]
+        drawn = [s for s, key in enumerate(keys) if key not in self._known]
+        bounds = accuracy_intervals(stack.cells[drawn]).tolist() if drawn else []
+        place = {s: row for row, s in enumerate(drawn)}
         n = stack.cells.sum(axis=(1, 2)).tolist()
         for s, item in enumerate(self._bins):
-            item.out.update(lo=item.lo, hi=item.hi, n=n[s], accuracy=acc[s], answer_rate=rate[s],
-                            ci={"accuracy": bounds[s]})
+            self.fingerprints[id(item.out)] = keys[s]
+            ci = {"accuracy": bounds[place[s]]} if s in place else dict(self._known[keys[s]])
+            item.out.update(lo=item.lo, hi=item.hi, n=n[s], accuracy=acc[s], answer_rate=rate[s], ci=ci)
+
+
+def _slice_bounds(counts: list[SliceCounts]) -> dict[str, list[list[float] | None]]:
+    """Return {metric: per slice [lo, hi] or None} of every interval of the slices, drawn in one bootstrap."""
+    found = {**batch_intervals(_stack(counts)), **pair_intervals(counts, resamples=RESAMPLES, seed=SEED)}
+    return {name: [None if lo != lo else [lo, hi] for lo, hi in v.tolist()] for name, v in found.items()}
 
 
 def _nulls(values: list[float]) -> list[float | None]:

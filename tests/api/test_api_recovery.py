@@ -16,7 +16,7 @@ def broken_scoring(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: object) -> None:
         raise RuntimeError("scratch disk full")
 
-    monkeypatch.setattr(scoring_runs, "evaluate", broken)
+    monkeypatch.setattr(scoring_runs, "evaluation", broken)
 
 
 def test_organizers_see_failed_attempts_and_participants_do_not(client, users, phase_id, broken_scoring):

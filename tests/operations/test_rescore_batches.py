@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import multiprocessing
 import time
 from typing import Any
@@ -11,12 +12,16 @@ import pytest
 from sqlalchemy import func, select, update
 
 from leaderboard.accounts import OPERATOR
+from leaderboard.disclosure import with_draw
 from leaderboard.entries import quota
 from leaderboard.models import Board, Job, MailOutbox, Phase, Score, Submission
 from leaderboard.operations import jobs, rescore_pool, rescoring, run_job
 from leaderboard.organizing import phases
 from leaderboard.platform.db import utcnow
 from leaderboard.submissions import accept_submission, active_score
+from scoring import load_labels, read_predictions
+from scoring.evaluate import evaluation
+from scoring.metrics import batch as batch_module
 
 
 @pytest.fixture
@@ -243,3 +248,43 @@ def test_the_job_ends_with_its_board_told_and_fails_when_the_board_cannot_be_tol
     monkeypatch.setattr(ctx.runtime, "board_changed", unreachable)
     job = rescore(ctx, phase)
     assert (job.status, job.done) == ("failed", 5) and "the database went away" in job.error
+
+
+def draws(monkeypatch) -> list[int]:
+    """Record how many slices each bootstrap draw covers (scoring.metrics.batch) while still drawing them."""
+    counted: list[int] = []
+    real = batch_module._slice_bounds
+    monkeypatch.setattr(batch_module, "_slice_bounds", lambda counts: counted.append(len(counts)) or real(counts))
+    return counted
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_label_fix_draws_only_the_intervals_of_changed_tables_and_scores_as_from_nothing(
+        ctx, make_phase, make_user, make_predictions, labels_file, monkeypatch, kept):
+    """A re-score takes each unchanged slice's interval from the earlier score; without the slice list (the twin,
+    as for scores kept from before migration 0013) every interval is drawn. The scores are the same either way."""
+    phase, user = make_phase(max_per_day="unlimited", private=True), make_user()
+    ids = uploads(ctx, phase, user, make_predictions, 3)
+    assert all(scores_of(ctx, sid)[0].slice_tables for sid in ids)  # the first scoring lists its slices
+    if not kept:
+        ctx.session.execute(update(Score).values(slice_tables=None))
+        ctx.session.commit()
+    records = [json.loads(line) for line in labels_file(private=True).decode().splitlines()]
+    records[0]["label"] = {"true": "false", "false": "true"}[records[0]["label"]]  # one label fixed
+    fixed = ("\n".join(json.dumps(r) for r in records) + "\n").encode()
+    counted = draws(monkeypatch)
+    job = phases.replace_labels(ctx, phase_id=phase.id, labels=fixed, actor=OPERATOR, run=False)
+    run_job(ctx, job_id=job.id)
+    drawn = sum(counted[-len(ids):])  # the uploads come last (the baselines were made with the phase)
+    ctx.session.expire_all()
+    labels = load_labels(fixed, ctx.session.get(Phase, phase.id).task_config)
+    every = 0
+    for sid in ids:
+        data = ctx.storage.read_bytes(ctx.session.get(Submission, sid).file_key)
+        predictions = read_predictions(data, labels)
+        fresh = evaluation(labels, predictions)
+        score = active_score(ctx.session.get(Submission, sid))
+        assert (score.label_version, score.results) == (2, with_draw(fresh.results, predictions))
+        assert score.slice_tables == fresh.tables
+        every += len(fresh.tables) - len(score.results.get("popularity_curve", []))
+    assert (drawn < every) if kept else (drawn == every)

@@ -88,7 +88,7 @@ def test_a_scoring_run_renews_its_lease_while_it_works(ctx, runtime, make_phase,
     phase, user = make_phase(), make_user()
     submission = queued(ctx, phase, user, make_predictions(), monkeypatch)
     renewed = threading.Event()
-    evaluate = scoring_runs.evaluate
+    evaluate = scoring_runs.evaluation
 
     def slow_evaluate(labels, predictions):
         first = None
@@ -102,7 +102,7 @@ def test_a_scoring_run_renews_its_lease_while_it_works(ctx, runtime, make_phase,
             threading.Event().wait(0.1)
         return evaluate(labels, predictions)
 
-    monkeypatch.setattr(scoring_runs, "evaluate", slow_evaluate)
+    monkeypatch.setattr(scoring_runs, "evaluation", slow_evaluate)
     scoring_runs.score_submission(ctx, submission_id=submission.id)
     assert renewed.is_set()
     assert fresh(ctx, submission.id).status == "scored"

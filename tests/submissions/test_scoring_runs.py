@@ -83,7 +83,7 @@ def test_replacing_labels_with_fewer_ids_fails_old_files_with_validation_errors(
 def test_a_platform_failure_queues_the_submission_again_and_keeps_its_charge(ctx, make_phase, make_user,
                                                                             make_predictions, monkeypatch):
     phase, user = make_phase(max_per_day=2), make_user()
-    monkeypatch.setattr(scoring_runs, "evaluate", lambda *a: 1 / 0)
+    monkeypatch.setattr(scoring_runs, "evaluation", lambda *a: 1 / 0)
     submission = upload(ctx, phase, user, make_predictions())
     assert (submission.status, submission.attempts) == ("queued", 1)
     assert "ZeroDivisionError" in submission.failure_detail and submission.next_attempt_at > submission.created_at
@@ -99,7 +99,7 @@ def test_a_platform_failure_queues_the_submission_again_and_keeps_its_charge(ctx
 def test_a_platform_failure_ends_failed_and_refunded_once_only_after_max_attempts(ctx, make_phase, make_user,
                                                                                  make_predictions, monkeypatch):
     phase, user = make_phase(max_per_day=2), make_user()
-    monkeypatch.setattr(scoring_runs, "evaluate", lambda *a: 1 / 0)
+    monkeypatch.setattr(scoring_runs, "evaluation", lambda *a: 1 / 0)
     submission = upload(ctx, phase, user, make_predictions())
     assert upload(ctx, phase, user, make_predictions(wrong=1)).status == "queued"
     submission.attempts = recovery.MAX_ATTEMPTS - 1
@@ -228,7 +228,7 @@ def test_private_primary_comes_from_the_private_split(ctx, make_phase, make_user
 def test_labels_replaced_during_scoring_score_again_on_the_new_version(ctx, make_phase, make_user,
                                                                        make_predictions, labels_file, monkeypatch):
     phase, user = make_phase(), make_user()
-    real_evaluate = scoring_runs.evaluate
+    real_evaluate = scoring_runs.evaluation
     replaced = []
 
     def evaluate_then_replace(labels, predictions):
@@ -245,7 +245,7 @@ def test_labels_replaced_during_scoring_score_again_on_the_new_version(ctx, make
                 other.commit()
         return results
 
-    monkeypatch.setattr(scoring_runs, "evaluate", evaluate_then_replace)
+    monkeypatch.setattr(scoring_runs, "evaluation", evaluate_then_replace)
     submission = upload(ctx, phase, user, make_predictions())
     history = scores_of(ctx, submission.id)
     assert [(s.label_version, s.retired_at is None) for s in history] == [(2, True)]

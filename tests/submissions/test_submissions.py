@@ -60,7 +60,7 @@ def test_failed_submissions_not_counted_towards_max(ctx, make_phase, make_user, 
 def test_invalid_file_never_reaches_the_scorer(ctx, make_phase, make_user, monkeypatch):
     phase, user = make_phase(), make_user()
     called = []
-    monkeypatch.setattr(scoring_runs, "evaluate", lambda *a: called.append(a))
+    monkeypatch.setattr(scoring_runs, "evaluation", lambda *a: called.append(a))
     with pytest.raises(SubmissionInvalid):
         upload(ctx, phase, user, b"")
     assert called == []
@@ -170,7 +170,7 @@ def test_platform_failure_is_retried_with_its_charge_and_the_detail_hidden(ctx, 
     def broken(*args):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(scoring_runs, "evaluate", broken)
+    monkeypatch.setattr(scoring_runs, "evaluation", broken)
     submission = upload(ctx, phase, user, make_predictions())
     assert (submission.status, submission.attempts) == ("queued", 1)
     assert "disk on fire" in submission.failure_detail and submission.validation_errors is None
