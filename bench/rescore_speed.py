@@ -3,15 +3,18 @@
 Builds a throwaway instance (a SQLite file in a temporary folder, or a throwaway
 PostgreSQL database at 127.0.0.1:5432): one open phase of ``--items`` binary items (20
 categories, head/torso/tail popularity, a 30% private split, two views) and
-``--submissions`` scored submissions from ``--participants`` participants, each with a
-prediction file of its own (rows and first scores written in bulk; the first scores are
-copied from a few files scored for real, the re-score computes every one anew). The
-board is built once, then the job runs as the job worker runs it (``run_job``) and the
-bench prints its rate, how long its board refreshes took (count, total, longest), and
-checks that every submission ended scored with exactly one active score.
+``--submissions`` scored submissions from ``--participants`` participants (rows and
+first scores written in bulk: submission n stores file n % 20 of 20 files scored for real,
+with its result and slice list as a scoring run keeps them). The board is built once;
+then ``--fix`` labels are corrected (a new label version, as an organizer's upload makes
+it; 0 re-scores on the same labels, as after a config change) and the job runs as the job
+worker runs it (``run_job``). ``--without-lists`` drops the slice lists first (scores kept
+from before migration 0013: every interval is drawn again). The bench prints the rate,
+how long its board refreshes took (count, total, longest), and checks that every
+submission ended scored with exactly one active score.
 
 Usage: .venv/bin/python bench/rescore_speed.py [--backend sqlite|postgresql|both] [--submissions 2000]
-       [--items 2000] [--participants 1000] [--max-seconds 120] [--profile FILE]
+       [--items 2000] [--participants 1000] [--fix 5] [--without-lists] [--max-seconds 120] [--profile FILE]
 ``--profile`` writes a cProfile of the job to FILE.<backend> and prints its top entries;
 a job still running after ``--max-seconds`` is stopped as a newer job would stop it, and
 the rate is of what it did. Prints one line per backend and one JSON line.
@@ -55,13 +58,14 @@ from leaderboard.platform import Settings, build_runtime  # noqa: E402
 from leaderboard.platform.db import Base, utcnow  # noqa: E402
 from leaderboard.submissions import score_submission, store_file  # noqa: E402
 from leaderboard.submissions.scoring_runs import primary_values  # noqa: E402
-from scoring import evaluate, read_predictions  # noqa: E402
+from scoring import read_predictions  # noqa: E402
 from scoring.correctness import item_correctness  # noqa: E402
+from scoring.evaluate import evaluation  # noqa: E402
 
 VIEWS = [{"name": "Overall", "metric": "accuracy",
           "columns": ["answer_rate", "popularity.head.accuracy", "popularity.tail.accuracy"]},
          {"name": "Long tail", "metric": "popularity.tail.accuracy", "columns": ["popularity.tail.answer_rate"]}]
-SCORED_FOR_REAL = 20  # distinct first scores (the re-score recomputes all)
+SCORED_FOR_REAL = 20  # distinct files scored for real; submission n stores file n % 20
 
 
 def database(backend: str, folder: Path) -> str:
@@ -104,17 +108,21 @@ def build(ctx: Any, args: argparse.Namespace, rng: np.random.Generator) -> tuple
     label_set = load_phase_labels(ctx, phase)
     first = []
     for _ in range(SCORED_FOR_REAL):
-        predictions = read_predictions(prediction_file(ids, gold, rng), label_set)
-        results = evaluate(label_set, predictions)
-        first.append((with_draw(results, predictions), primary_values(results, phase.primary_metric),
-                      item_correctness(label_set, predictions).packed()))
+        data = prediction_file(ids, gold, rng)
+        predictions = read_predictions(data, label_set)
+        found = evaluation(label_set, predictions)
+        first.append({"stored": store_file(ctx, phase_id=phase.id, data=data), "label_version": 1,
+                      "results": with_draw(found.results, predictions), "slice_tables": found.tables,
+                      **dict(zip(("public_primary", "private_primary"),
+                                 primary_values(found.results, phase.primary_metric), strict=True)),
+                      **dict(zip(("correct_bits", "answered_bits"),
+                                 item_correctness(label_set, predictions).packed(), strict=True))})
     start = utcnow() - timedelta(days=2)
     for begin in range(0, args.submissions, 500):
         numbers = range(begin, min(args.submissions, begin + 500))
         subs = []
         for n in numbers:
-            stored = store_file(ctx, phase_id=phase.id, data=prediction_file(ids, gold, rng))
-            at = start + timedelta(seconds=n)
+            stored, at = first[n % SCORED_FOR_REAL]["stored"], start + timedelta(seconds=n)
             subs.append({"phase_id": phase.id, "user_id": users[n % len(users)], "description": "",
                          "filename": "p.csv", "file_key": stored.key, "file_sha256": stored.sha256,
                          "file_size": stored.size, "status": "scored", "quota_day": "2026-01-01",
@@ -122,12 +130,24 @@ def build(ctx: Any, args: argparse.Namespace, rng: np.random.Generator) -> tuple
                          "created_at": at, "updated_at": at})
         made = ctx.session.scalars(insert(Submission).returning(Submission.id), subs).all()
         ctx.session.execute(insert(Score), [
-            {"submission_id": sid, "label_version": 1, "results": first[n % SCORED_FOR_REAL][0],
-             "public_primary": first[n % SCORED_FOR_REAL][1][0], "private_primary": first[n % SCORED_FOR_REAL][1][1],
-             "correct_bits": first[n % SCORED_FOR_REAL][2][0], "answered_bits": first[n % SCORED_FOR_REAL][2][1],
+            {**{k: v for k, v in first[n % SCORED_FOR_REAL].items() if k != "stored"}, "submission_id": sid,
              "created_at": start + timedelta(seconds=n)} for n, sid in zip(numbers, made, strict=True)])
         ctx.session.commit()
-    return phase.id, organizer
+    return phase.id, organizer, rows
+
+
+def start_job(ctx: Any, args: argparse.Namespace, *, phase_id: int, organizer: Any, rows: list[dict[str, Any]]) -> Any:
+    """Correct --fix labels (a new label version) or, with none, re-score on the same labels; return the job."""
+    if args.without_lists:
+        ctx.session.execute(update(Score).values(slice_tables=None))
+        ctx.session.commit()
+    if not args.fix:
+        return phases.rescore_phase(ctx, phase_id=phase_id, actor=organizer, run=False)
+    fixed = [dict(r) for r in rows]
+    for row in fixed[::max(1, len(fixed) // args.fix)][:args.fix]:
+        row["label"] = not row["label"]
+    labels = "".join(json.dumps(r) + "\n" for r in fixed).encode()
+    return phases.replace_labels(ctx, phase_id=phase_id, labels=labels, actor=organizer, run=False)
 
 
 def check(ctx: Any, phase_id: int) -> dict[str, int]:
@@ -185,16 +205,17 @@ def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
         with runtime.sessions() as session:
             ctx = runtime.context(session)
             began = time.perf_counter()
-            phase_id, organizer = build(ctx, args, np.random.default_rng(args.seed))
+            phase_id, organizer, rows = build(ctx, args, np.random.default_rng(args.seed))
             built = time.perf_counter() - began
             board(ctx, phase_id=phase_id)
             first_board = sum(board.seconds)
             board.seconds.clear()
-            job = phases.rescore_phase(ctx, phase_id=phase_id, actor=organizer, run=False)
+            job = start_job(ctx, args, phase_id=phase_id, organizer=organizer, rows=rows)
             seconds, cpu, pool_cpu, profiler = timed_run(ctx, runtime, job.id, args)
             ctx.session.rollback()
             ctx.session.refresh(job)
-            figures = {"backend": backend, "submissions": args.submissions, "items": args.items,
+            figures = {"backend": backend, "submissions": args.submissions, "items": args.items, "fixed": args.fix,
+                       "slice_lists": not args.without_lists,
                        "job": job.status, "done": job.done, "error": job.error, "seconds": round(seconds, 2),
                        "per_second": round(job.done / seconds, 1), "cpu_s": round(cpu, 2),
                        "pool_cpu_s": round(pool_cpu, 2),
@@ -222,6 +243,9 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--participants", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--fix", type=int, default=5, help="labels corrected before the re-score (0: the same labels)")
+    parser.add_argument("--without-lists", action="store_true",
+                        help="drop the scores' slice lists first (every interval is drawn again)")
     parser.add_argument("--max-seconds", type=float, default=120.0,
                         help="stop the job after this long (the rate is then of what it did)")
     parser.add_argument("--profile", help="write a cProfile of the job to FILE.<backend> and print its top")
@@ -232,7 +256,8 @@ def main() -> None:
     for backend in (("sqlite", "postgresql") if args.backend == "both" else (args.backend,)):
         figures = measure(backend, args)
         results.append(figures)
-        print(f"{backend:10} {figures['done']}/{figures['submissions']} re-scored in {figures['seconds']} s: "
+        print(f"{backend:10} {figures['done']}/{figures['submissions']} re-scored ({args.fix} labels fixed, "
+              f"{'with' if figures['slice_lists'] else 'without'} slice lists) in {figures['seconds']} s: "
               f"{figures['per_second']}/s ({figures['job']}); board refreshes {figures['board_refreshes']}, "
               f"{figures['board_refresh_total_s']} s in all, longest {figures['board_refresh_max_s']} s; "
               f"scored {figures['scored']}, active scores {figures['active_scores']}; CPU per submission "

@@ -8,10 +8,18 @@ private one is hidden) and "closed" (after close: the private split). Cells hold
 figures before the ladder, which the ranking applies per participant (it depends on
 their other submissions). When what cells depend on changes (views, probing settings,
 label file: the board's signature), every cell of the phase is computed again.
+
+A re-score computes its scores' cells ahead, in its scoring processes, and leaves them
+here (``keep_ahead``) under the signature they were computed for; the refresh that
+finds those scores without cells takes them (once) if its signature is the same, and
+computes the rest. At most ``AHEAD_LIMIT`` scores' cells wait in a process (the oldest
+go first); a refresh in another process, or after the views changed, computes them.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, TypeVar
@@ -30,6 +38,26 @@ Cell = tuple[float | None, float | None, float | None, float | None]  # value, l
 NO_CELL: Cell = (None, None, None, None)
 T = TypeVar("T")
 CURVE_PREFIX = "curve."  # the popularity curve's cells (curve_cells), never a metric path
+CellRow = tuple[str, str, Cell]  # (board, path, cell), as score_cells yields them
+AHEAD_LIMIT = 2000
+"""Scores whose cells, computed ahead by a re-score, may wait in one process for the refresh that takes them."""
+_ahead: OrderedDict[int, tuple[str, list[CellRow]]] = OrderedDict()
+_ahead_lock = threading.Lock()
+
+
+def keep_ahead(score_id: int, signature: str, cells: list[CellRow]) -> None:
+    """Leave a non-baseline score's cells, computed for a board signature, for the refresh that needs them."""
+    with _ahead_lock:
+        _ahead[score_id] = (signature, cells)
+        while len(_ahead) > AHEAD_LIMIT:
+            _ahead.popitem(last=False)
+
+
+def _take_ahead(score_id: int, signature: str) -> list[CellRow] | None:
+    """Return (and forget) the cells kept for a score if they were computed for this signature."""
+    with _ahead_lock:
+        kept = _ahead.pop(score_id, None)
+    return kept[1] if kept is not None and kept[0] == signature else None
 
 
 def shown_split(phase: Phase, board: str) -> str:
@@ -193,11 +221,15 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, boar
     ).all())
     for start in range(0, len(missing), CHUNK):
         chunk = {row[0]: bool(row[1]) for row in missing[start:start + CHUNK]}
-        results = session.execute(select(Score.id, Score.results).where(Score.id.in_(list(chunk)))).all()
+        ahead = {score_id: cells for score_id, builtin in chunk.items()
+                 if not builtin and (cells := _take_ahead(score_id, layout.signature)) is not None}
+        left = [score_id for score_id in chunk if score_id not in ahead]
+        results = session.execute(select(Score.id, Score.results).where(Score.id.in_(left))).all() if left else []
+        computed = {score_id: score_cells(result, phase=phase, layout=layout, builtin=chunk[score_id])
+                    for score_id, result in results}
         rows = [{"score_id": score_id, "phase_id": phase.id, "board": board_name, "path": path,
                  "value": cell[0], "lo": cell[1], "hi": cell[2], "error": cell[3]}
-                for score_id, result in results
-                for board_name, path, cell in score_cells(result, phase=phase, layout=layout, builtin=chunk[score_id])]
+                for score_id, cells in [*ahead.items(), *computed.items()] for board_name, path, cell in cells]
         if rows:
             write(partial(_insert_cells, session, rows))
     return changed or bool(missing)

@@ -3,8 +3,11 @@
 Scoring a file (read_predictions, evaluate, with_draw, per-item correctness) is pure CPU
 work on bytes and a label set; nothing is written. The file's earlier result and slice
 list come along: a slice whose count tables did not change keeps its interval instead of
-drawing it again (scoring/metrics/reuse.py), which is most of the cost. A job of ``POOL_FROM`` submissions or
-more scores its batches in a pool of ``PROCESSES`` spawned processes (at niceness
+drawing it again (scoring/metrics/reuse.py), which is most of the cost. The result's
+board cells are computed there too, for the board as it stands when the job starts
+(``BoardView``), and left for the refresh that needs them (board/cells.py ``keep_ahead``).
+
+A job of ``POOL_FROM`` submissions or more scores its batches in a pool of ``PROCESSES`` spawned processes (at niceness
 ``NICENESS``, so a site's requests go first), so that while one batch is scored there the
 job's thread records the previous one and refreshes the board: the two overlap
 (operations/rescoring.py). A smaller job, or a process that cannot start one (a daemonic
@@ -26,7 +29,10 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
+from leaderboard.board.cells import CellRow, as_board, score_cells
+from leaderboard.board.layout import BoardLayout
 from leaderboard.disclosure import with_draw
+from leaderboard.models import Phase
 from scoring import LabelSet, PredictionFileError, read_predictions
 from scoring.correctness import item_correctness
 from scoring.evaluate import evaluation
@@ -42,6 +48,19 @@ NICENESS = 10
 """How much lower a pool process runs than the site's processes (os.nice)."""
 PER_TASK = 10
 """Files sent to a pool process at once."""
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """The board a re-scored result's cells are computed for: a detached copy of the phase, and its layout."""
+
+    phase: Phase
+    layout: BoardLayout
+
+    @classmethod
+    def of(cls, phase: Phase, layout: BoardLayout) -> BoardView:
+        """Return the view of a phase's board (the copy travels to scoring processes; the session's row does not)."""
+        return cls(as_board(phase, "open"), layout)
 
 
 @dataclass(frozen=True)
@@ -66,6 +85,7 @@ class Rescored:
     correct_bits: bytes
     answered_bits: bytes
     slice_tables: list[Any]
+    cells: tuple[str, list[CellRow]] | None = None  # (board signature, cells) computed ahead
 
 
 @dataclass(frozen=True)
@@ -82,15 +102,18 @@ Pending = Callable[[], list[Outcome]]
 """A batch being scored: call it for its outcomes (in the batch's order)."""
 
 
-def score_file(task: FileToScore, labels: LabelSet, *, max_bytes: int) -> Outcome:
-    """Score one file against labels: the result object with its draw and its correctness bits, or why it is invalid."""
+def score_file(task: FileToScore, labels: LabelSet, *, max_bytes: int, board: BoardView | None = None) -> Outcome:
+    """Score one file against labels: result with its draw, correctness bits, board cells; or why it is invalid."""
     try:
         predictions = read_predictions(task.data, labels, max_bytes=max_bytes)
     except PredictionFileError as error:
         return Invalid(task.submission_id, task.was_scored, error.to_json())
     correct, answered = item_correctness(labels, predictions).packed()
     found = evaluation(labels, predictions, known=_known(task.earlier))
-    return Rescored(task.submission_id, with_draw(found.results, predictions), correct, answered, found.tables)
+    results = with_draw(found.results, predictions)
+    cells = None if board is None else (
+        board.layout.signature, list(score_cells(results, phase=board.phase, layout=board.layout, builtin=False)))
+    return Rescored(task.submission_id, results, correct, answered, found.tables, cells)
 
 
 def _known(earlier: tuple[str, str] | None) -> dict[str, Any]:
@@ -106,14 +129,15 @@ def _known(earlier: tuple[str, str] | None) -> dict[str, Any]:
 class Scorer:
     """Scores batches of files against one label set, in a pool when the job is large enough, else in this thread."""
 
-    def __init__(self, labels: LabelSet, *, key: tuple[str, str], max_bytes: int, pooled: bool) -> None:
-        self.labels, self.key, self.max_bytes = labels, key, max_bytes
-        self.pool = _start_pool(labels, max_bytes) if pooled else None
+    def __init__(self, labels: LabelSet, *, key: tuple[str, str], max_bytes: int, pooled: bool,
+                 board: BoardView | None = None) -> None:
+        self.labels, self.key, self.max_bytes, self.board = labels, key, max_bytes, board
+        self.pool = _start_pool(labels, max_bytes, board) if pooled else None
 
     def submit(self, files: list[FileToScore]) -> Pending:
         """Start scoring files (in the pool) or defer it to the call (in this thread); return the batch's outcomes."""
         if self.pool is None or not files:
-            return lambda: [score_file(f, self.labels, max_bytes=self.max_bytes) for f in files]
+            return lambda: self._here(files)
         try:
             futures = [self.pool.submit(_score_in_pool, files[i:i + PER_TASK])
                        for i in range(0, len(files), PER_TASK)]
@@ -130,7 +154,11 @@ class Scorer:
         except Exception:  # a pool process died (killed, out of memory): the work is redone here
             log.warning("the re-score's scoring pool failed; scoring in the job's thread", exc_info=True)
             self.close()
-            return [score_file(f, self.labels, max_bytes=self.max_bytes) for f in files]
+            return self._here(files)
+
+    def _here(self, files: list[FileToScore]) -> list[Outcome]:
+        """Score files in this thread."""
+        return [score_file(f, self.labels, max_bytes=self.max_bytes, board=self.board) for f in files]
 
     def close(self) -> None:
         """Stop the pool's processes (queued work is dropped); the scorer goes on in this thread."""
@@ -139,24 +167,24 @@ class Scorer:
             self.pool = None
 
 
-def _start_pool(labels: LabelSet, max_bytes: int) -> ProcessPoolExecutor | None:
+def _start_pool(labels: LabelSet, max_bytes: int, board: BoardView | None) -> ProcessPoolExecutor | None:
     """Return a pool of spawned scoring processes holding labels, or None when this process cannot start one."""
     try:
         return ProcessPoolExecutor(PROCESSES, mp_context=get_context("spawn"), initializer=_start_worker,
-                                   initargs=(labels, max_bytes, os.getpid()))
+                                   initargs=(labels, max_bytes, board, os.getpid()))
     except Exception:  # e.g. a daemonic worker process may not have children
         log.warning("no scoring pool for the re-score; scoring in the job's thread", exc_info=True)
         return None
 
 
 _WORKER: dict[str, Any] = {}
-"""In a pool process: the label set and the upload limit it scores with."""
+"""In a pool process: the label set, the upload limit and the board view it scores with."""
 
 
-def _start_worker(labels: LabelSet, max_bytes: int, parent: int) -> None:
+def _start_worker(labels: LabelSet, max_bytes: int, board: BoardView | None, parent: int) -> None:
     """Set up a pool process: lower priority, the labels, and an exit once the parent process is gone."""
     os.nice(NICENESS)
-    _WORKER.update(labels=labels, max_bytes=max_bytes)
+    _WORKER.update(labels=labels, max_bytes=max_bytes, board=board)
     threading.Thread(target=_exit_with, args=(parent,), daemon=True, name="rescore-parent-watch").start()
 
 
@@ -169,4 +197,4 @@ def _exit_with(parent: int) -> None:
 
 def _score_in_pool(files: list[FileToScore]) -> list[Outcome]:
     """Score files in a pool process with the labels it was started with."""
-    return [score_file(f, _WORKER["labels"], max_bytes=_WORKER["max_bytes"]) for f in files]
+    return [score_file(f, _WORKER["labels"], max_bytes=_WORKER["max_bytes"], board=_WORKER["board"]) for f in files]
