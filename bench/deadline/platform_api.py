@@ -124,6 +124,15 @@ def store_file(ctx: Any, *, phase_id: int, data: bytes) -> Any:
     return _find("store_file")(ctx, phase_id=phase_id, data=data)
 
 
+def evaluated(labels: Any, predictions: Any) -> tuple[dict[str, Any], Any]:
+    """Return a file's result object and its slice list (scoring.metrics.reuse), None in a tree that keeps none."""
+    evaluate = importlib.import_module("scoring.evaluate")
+    if hasattr(evaluate, "evaluation"):
+        found = evaluate.evaluation(labels, predictions)
+        return found.results, found.tables
+    return evaluate.evaluate(labels, predictions), None
+
+
 def stored_results(results: dict[str, Any], predictions: Any, primary_metric: str) -> tuple[dict[str, Any], Any]:
     """Return a result object as a scoring run stores it (with its draw) and its (public, private) primary values."""
     return _find("with_draw")(results, predictions), _find("primary_values")(results, primary_metric)

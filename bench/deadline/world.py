@@ -24,7 +24,7 @@ from sqlalchemy import create_engine, insert, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from scoring import evaluate, read_predictions
+from scoring import read_predictions
 from scoring.correctness import item_correctness
 
 PG_ADMIN = os.environ.get("TAILBOARD_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
@@ -206,18 +206,21 @@ def add_people(ctx: Any, instance: Instance, args: Any) -> list[int]:
 
 
 def fill(ctx: Any, instance: Instance, users: list[int], args: Any, rng: np.random.Generator) -> None:
-    """Insert scored submissions in bulk from --files distinct files scored for real, two per participant."""
+    """Insert scored submissions in bulk from --files distinct files scored for real, two per participant.
+
+    Each score is stored as a scoring run stores it: with its slice list where the tree keeps them.
+    """
     _, submission_model, score_model = platform_api.models()
     phase, labels = platform_api.phase_labels(ctx, instance.phase_id)
     made = []
     for _ in range(args.files):
         data = prediction_file(instance.ids, instance.gold, rng)
         predictions = read_predictions(data, labels)
-        results, (public, private) = platform_api.stored_results(evaluate(labels, predictions), predictions,
-                                                                 phase.primary_metric)
+        evaluated, tables = platform_api.evaluated(labels, predictions)
+        results, (public, private) = platform_api.stored_results(evaluated, predictions, phase.primary_metric)
         correct, answered = item_correctness(labels, predictions).packed()
         made.append((platform_api.store_file(ctx, phase_id=instance.phase_id, data=data), results, public, private,
-                     correct, answered))
+                     correct, answered, {} if tables is None else {"slice_tables": tables}))
     start = platform_api.utcnow() - timedelta(days=3)
     for begin in range(0, args.submissions, 500):
         numbers = range(begin, min(args.submissions, begin + 500))
@@ -228,7 +231,8 @@ def fill(ctx: Any, instance: Instance, users: list[int], args: Any, rng: np.rand
             {"submission_id": sid, "label_version": 1, "results": made[n % args.files][1],
              "public_primary": made[n % args.files][2], "private_primary": made[n % args.files][3],
              "correct_bits": made[n % args.files][4], "answered_bits": made[n % args.files][5],
-             "created_at": start + timedelta(seconds=n)} for n, sid in zip(numbers, ids, strict=True)])
+             **made[n % args.files][6], "created_at": start + timedelta(seconds=n)}
+            for n, sid in zip(numbers, ids, strict=True)])
         ctx.session.commit()
 
 
