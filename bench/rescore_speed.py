@@ -48,7 +48,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from deadline.world import create_database, drop_database, label_file, prediction_file  # noqa: E402
 
 from leaderboard import accounts  # noqa: E402
-from leaderboard.board import board_changed  # noqa: E402
+from leaderboard.board import CELLS_AHEAD, board_changed  # noqa: E402
 from leaderboard.disclosure import with_draw  # noqa: E402
 from leaderboard.models import Job, Score, Submission, User  # noqa: E402
 from leaderboard.operations import run_job  # noqa: E402
@@ -201,7 +201,8 @@ def measure(backend: str, args: argparse.Namespace) -> dict[str, Any]:
     board = TimedBoard()
     try:
         settings = Settings.from_env({}, data_dir=str(folder), database_url=url, secret_key="bench", sweep_seconds=0)
-        runtime = build_runtime(settings, score=score_submission, board_changed=board, run_job=run_job)
+        runtime = build_runtime(settings, score=score_submission, board_changed=board, run_job=run_job,
+                                board_cells=CELLS_AHEAD)
         with runtime.sessions() as session:
             ctx = runtime.context(session)
             began = time.perf_counter()

@@ -21,7 +21,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Imported here, not at the top: ``import leaderboard.models`` (alembic's env.py, the
     # Celery worker) must not load the web stack. No cycle depends on it.
     from leaderboard import cli
-    from leaderboard.board import board_changed
+    from leaderboard.board import CELLS_AHEAD, board_changed
     from leaderboard.operations import run_job
     from leaderboard.organizing import start_checks
     from leaderboard.platform import build_runtime
@@ -51,7 +51,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # Behind nginx every client is 127.0.0.1; trust its X-Forwarded-* so rate limits see real clients.
         n = settings.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
-    runtime = build_runtime(settings, score=score_in_turn, board_changed=board_changed, run_job=run_job)
+    runtime = build_runtime(settings, score=score_in_turn, board_changed=board_changed, run_job=run_job,
+                            board_cells=CELLS_AHEAD)
     context.init_app(app, runtime)
     app.wsgi_app = BoardCache(app.wsgi_app, runtime, app)  # type: ignore[method-assign]  # board reads
     scorer.init_app(app, runtime)  # before anything dispatches: embedded scoring off the request path

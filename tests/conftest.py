@@ -36,7 +36,7 @@ from sqlalchemy.orm import object_session
 from sqlalchemy.pool import NullPool
 
 from leaderboard.accounts import OPERATOR
-from leaderboard.board import board_changed
+from leaderboard.board import CELLS_AHEAD, board_changed
 from leaderboard.models import Competition, Phase, User
 from leaderboard.operations import run_job
 from leaderboard.platform import Runtime, ServiceContext, Settings, build_runtime
@@ -283,7 +283,8 @@ def runtime(request: pytest.FixtureRequest, settings: Settings) -> Iterator[Runt
     if "app" in request.fixturenames:
         yield request.getfixturevalue("app").extensions["tailboard"]
         return
-    built = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job)
+    built = build_runtime(settings, score=score_submission, board_changed=board_changed, run_job=run_job,
+                          board_cells=CELLS_AHEAD)
     yield built
     built.engine.dispose()
 

@@ -9,11 +9,13 @@ figures before the ladder, which the ranking applies per participant (it depends
 their other submissions). When what cells depend on changes (views, probing settings,
 label file: the board's signature), every cell of the phase is computed again.
 
-A re-score computes its scores' cells ahead, in its scoring processes, and leaves them
-here (``keep_ahead``) under the signature they were computed for; the refresh that
-finds those scores without cells takes them (once) if its signature is the same, and
-computes the rest. At most ``AHEAD_LIMIT`` scores' cells wait in a process (the oldest
-go first); a refresh in another process, or after the views changed, computes them.
+A re-score computes its scores' cells ahead, in its scoring processes (``CellsView``,
+handed to it through the runtime as ``CELLS_AHEAD``), and leaves them here
+(``keep_ahead``, by database, submission and score) under the signature they were
+computed for; the refresh that finds
+those scores without cells takes them (once) if its signature is the same, and computes
+the rest. At most ``AHEAD_LIMIT`` scores' cells wait in a process (the oldest go first);
+a refresh in another process, or after the views changed, computes them.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import delete, exists, insert, select
+from sqlalchemy import Table, delete, exists, insert, select
 from sqlalchemy.orm import Session
 
-from leaderboard.board.layout import BOARDS, BoardLayout
+from leaderboard.board.layout import BOARDS, BoardLayout, board_layout
 from leaderboard.board.refresh_lock import Writes
 from leaderboard.disclosure import visible_results
 from leaderboard.models import Baseline, Board, Phase, Score, ScoreCell, Submission
@@ -41,22 +44,57 @@ CURVE_PREFIX = "curve."  # the popularity curve's cells (curve_cells), never a m
 CellRow = tuple[str, str, Cell]  # (board, path, cell), as score_cells yields them
 AHEAD_LIMIT = 2000
 """Scores whose cells, computed ahead by a re-score, may wait in one process for the refresh that takes them."""
-_ahead: OrderedDict[int, tuple[str, list[CellRow]]] = OrderedDict()
+AheadKey = tuple[str, int, int]
+"""Whose cells wait: (database URL, submission id, score id); a process may serve several databases (tests)."""
+_ahead: OrderedDict[AheadKey, tuple[str, list[CellRow]]] = OrderedDict()
 _ahead_lock = threading.Lock()
 
 
-def keep_ahead(score_id: int, signature: str, cells: list[CellRow]) -> None:
+def keep_ahead(key: AheadKey, signature: str, cells: list[CellRow]) -> None:
     """Leave a non-baseline score's cells, computed for a board signature, for the refresh that needs them."""
     with _ahead_lock:
-        _ahead[score_id] = (signature, cells)
+        _ahead[key] = (signature, cells)
         while len(_ahead) > AHEAD_LIMIT:
             _ahead.popitem(last=False)
 
 
-def _take_ahead(score_id: int, signature: str) -> list[CellRow] | None:
+@dataclass(frozen=True)
+class CellsView:
+    """A phase's board as it stood when a re-score started: a detached copy of the phase and its layout."""
+
+    phase: Phase
+    layout: BoardLayout
+
+    @property
+    def signature(self) -> str:
+        """Return the board signature the cells are computed for."""
+        return self.layout.signature
+
+    def cells(self, results: dict[str, Any]) -> list[CellRow]:
+        """Return a participant's result's cells on both boards (a baseline's are computed by the refresh)."""
+        return list(score_cells(results, phase=self.phase, layout=self.layout, builtin=False))
+
+
+class CellsAhead:
+    """What a re-score is handed through the runtime (``Runtime.board_cells``): board views, and where cells wait."""
+
+    def view(self, ctx: ServiceContext, phase: Phase) -> CellsView:
+        """Return the view of a phase's board as it stands (the copy travels to scoring processes; the row does not)."""
+        return CellsView(as_board(phase, "open"), board_layout(ctx, phase))
+
+    def keep(self, ctx: ServiceContext, *, submission_id: int, score_id: int, signature: str,
+             cells: list[CellRow]) -> None:
+        """Leave a score's cells for the refresh that needs them (``keep_ahead``)."""
+        keep_ahead((ctx.settings.database_url, submission_id, score_id), signature, cells)
+
+
+CELLS_AHEAD = CellsAhead()
+
+
+def _take_ahead(key: AheadKey, signature: str) -> list[CellRow] | None:
     """Return (and forget) the cells kept for a score if they were computed for this signature."""
     with _ahead_lock:
-        kept = _ahead.pop(score_id, None)
+        kept = _ahead.pop(key, None)
     return kept[1] if kept is not None and kept[0] == signature else None
 
 
@@ -212,7 +250,7 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, boar
     for start in range(0, len(retired), CHUNK):
         write(partial(_drop_cells, session, retired[start:start + CHUNK]))
     missing = list(session.execute(
-        select(Score.id, (Baseline.kind == "builtin").label("builtin"))
+        select(Score.id, (Baseline.kind == "builtin").label("builtin"), Submission.id)
         .join(Submission, Submission.id == Score.submission_id)
         .outerjoin(Baseline, Baseline.submission_id == Submission.id)
         .where(*scope, Submission.status == "scored", Score.retired_at.is_(None),
@@ -220,9 +258,10 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, boar
         .order_by(Score.id)
     ).all())
     for start in range(0, len(missing), CHUNK):
-        chunk = {row[0]: bool(row[1]) for row in missing[start:start + CHUNK]}
-        ahead = {score_id: cells for score_id, builtin in chunk.items()
-                 if not builtin and (cells := _take_ahead(score_id, layout.signature)) is not None}
+        part = missing[start:start + CHUNK]
+        chunk = {row[0]: bool(row[1]) for row in part}
+        ahead = {score_id: cells for score_id, builtin, submission_id in part if not builtin and (
+            cells := _take_ahead((ctx.settings.database_url, submission_id, score_id), layout.signature)) is not None}
         left = [score_id for score_id in chunk if score_id not in ahead]
         results = session.execute(select(Score.id, Score.results).where(Score.id.in_(left))).all() if left else []
         computed = {score_id: score_cells(result, phase=phase, layout=layout, builtin=chunk[score_id])
@@ -241,8 +280,12 @@ def _drop_cells(session: Session, score_ids: list[int]) -> None:
 
 
 def _insert_cells(session: Session, rows: list[dict[str, Any]]) -> None:
-    """Insert computed cells."""
-    session.execute(insert(ScoreCell), rows)
+    """Insert computed cells in one executemany of the table's INSERT.
+
+    Not the ORM's bulk insert: it leaves out a row's None values, so every pattern of
+    missing intervals became a statement of its own (10,424 statements for 14,000 cells).
+    """
+    session.execute(insert(cast(Table, ScoreCell.__table__)), rows)
 
 
 def _at_once(action: Callable[[], T]) -> T:

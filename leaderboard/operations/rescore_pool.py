@@ -4,8 +4,9 @@ Scoring a file (read_predictions, evaluate, with_draw, per-item correctness) is 
 work on bytes and a label set; nothing is written. The file's earlier result and slice
 list come along: a slice whose count tables did not change keeps its interval instead of
 drawing it again (scoring/metrics/reuse.py), which is most of the cost. The result's
-board cells are computed there too, for the board as it stands when the job starts
-(``BoardView``), and left for the refresh that needs them (board/cells.py ``keep_ahead``).
+board cells are computed there too, for the board as it stands when the job starts (a
+``CellsView`` from ``ctx.runtime.board_cells``), and left for the refresh that needs them
+(board/cells.py ``keep_ahead``).
 
 A job of ``POOL_FROM`` submissions or more scores its batches in a pool of ``PROCESSES`` spawned processes (at niceness
 ``NICENESS``, so a site's requests go first), so that while one batch is scored there the
@@ -29,10 +30,8 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
-from leaderboard.board.cells import CellRow, as_board, score_cells
-from leaderboard.board.layout import BoardLayout
 from leaderboard.disclosure import with_draw
-from leaderboard.models import Phase
+from leaderboard.platform.runtime import CellsView
 from scoring import LabelSet, PredictionFileError, read_predictions
 from scoring.correctness import item_correctness
 from scoring.evaluate import evaluation
@@ -48,19 +47,6 @@ NICENESS = 10
 """How much lower a pool process runs than the site's processes (os.nice)."""
 PER_TASK = 10
 """Files sent to a pool process at once."""
-
-
-@dataclass(frozen=True)
-class BoardView:
-    """The board a re-scored result's cells are computed for: a detached copy of the phase, and its layout."""
-
-    phase: Phase
-    layout: BoardLayout
-
-    @classmethod
-    def of(cls, phase: Phase, layout: BoardLayout) -> BoardView:
-        """Return the view of a phase's board (the copy travels to scoring processes; the session's row does not)."""
-        return cls(as_board(phase, "open"), layout)
 
 
 @dataclass(frozen=True)
@@ -85,7 +71,7 @@ class Rescored:
     correct_bits: bytes
     answered_bits: bytes
     slice_tables: list[Any]
-    cells: tuple[str, list[CellRow]] | None = None  # (board signature, cells) computed ahead
+    cells: tuple[str, list[Any]] | None = None  # (board signature, cells) computed ahead
 
 
 @dataclass(frozen=True)
@@ -102,7 +88,7 @@ Pending = Callable[[], list[Outcome]]
 """A batch being scored: call it for its outcomes (in the batch's order)."""
 
 
-def score_file(task: FileToScore, labels: LabelSet, *, max_bytes: int, board: BoardView | None = None) -> Outcome:
+def score_file(task: FileToScore, labels: LabelSet, *, max_bytes: int, board: CellsView | None = None) -> Outcome:
     """Score one file against labels: result with its draw, correctness bits, board cells; or why it is invalid."""
     try:
         predictions = read_predictions(task.data, labels, max_bytes=max_bytes)
@@ -111,8 +97,7 @@ def score_file(task: FileToScore, labels: LabelSet, *, max_bytes: int, board: Bo
     correct, answered = item_correctness(labels, predictions).packed()
     found = evaluation(labels, predictions, known=_known(task.earlier))
     results = with_draw(found.results, predictions)
-    cells = None if board is None else (
-        board.layout.signature, list(score_cells(results, phase=board.phase, layout=board.layout, builtin=False)))
+    cells = None if board is None else (board.signature, board.cells(results))
     return Rescored(task.submission_id, results, correct, answered, found.tables, cells)
 
 
@@ -130,7 +115,7 @@ class Scorer:
     """Scores batches of files against one label set, in a pool when the job is large enough, else in this thread."""
 
     def __init__(self, labels: LabelSet, *, key: tuple[str, str], max_bytes: int, pooled: bool,
-                 board: BoardView | None = None) -> None:
+                 board: CellsView | None = None) -> None:
         self.labels, self.key, self.max_bytes, self.board = labels, key, max_bytes, board
         self.pool = _start_pool(labels, max_bytes, board) if pooled else None
 
@@ -167,7 +152,7 @@ class Scorer:
             self.pool = None
 
 
-def _start_pool(labels: LabelSet, max_bytes: int, board: BoardView | None) -> ProcessPoolExecutor | None:
+def _start_pool(labels: LabelSet, max_bytes: int, board: CellsView | None) -> ProcessPoolExecutor | None:
     """Return a pool of spawned scoring processes holding labels, or None when this process cannot start one."""
     try:
         return ProcessPoolExecutor(PROCESSES, mp_context=get_context("spawn"), initializer=_start_worker,
@@ -181,7 +166,7 @@ _WORKER: dict[str, Any] = {}
 """In a pool process: the label set, the upload limit and the board view it scores with."""
 
 
-def _start_worker(labels: LabelSet, max_bytes: int, board: BoardView | None, parent: int) -> None:
+def _start_worker(labels: LabelSet, max_bytes: int, board: CellsView | None, parent: int) -> None:
     """Set up a pool process: lower priority, the labels, and an exit once the parent process is gone."""
     os.nice(NICENESS)
     _WORKER.update(labels=labels, max_bytes=max_bytes, board=board)

@@ -34,13 +34,11 @@ from typing import Any
 
 from sqlalchemy import Select, Text, cast, func, select, update
 
-from leaderboard.board.cells import keep_ahead
-from leaderboard.board.layout import board_layout
 from leaderboard.entries import quota
 from leaderboard.models import Job, Phase, Score, Submission
 from leaderboard.notify import events as notices
 from leaderboard.operations import jobs, rescore_pool
-from leaderboard.operations.rescore_pool import BoardView, FileToScore, Invalid, Pending, Rescored, Scorer
+from leaderboard.operations.rescore_pool import FileToScore, Invalid, Pending, Rescored, Scorer
 from leaderboard.phase_data import load_phase_labels
 from leaderboard.platform import ServiceContext
 from leaderboard.platform.db import utcnow
@@ -203,9 +201,10 @@ class Scorers:
         key = (phase.labels_sha256, json.dumps(phase.task_config, sort_keys=True))
         if self.current is None or self.current.key != key:
             self.close()
+            board = self.ctx.runtime.board_cells
             self.current = Scorer(load_phase_labels(self.ctx, phase), key=key,
                                   max_bytes=self.ctx.settings.max_upload_bytes, pooled=self.pooled,
-                                  board=BoardView.of(phase, board_layout(self.ctx, phase)))
+                                  board=None if board is None else board.view(self.ctx, phase))
         return self.current
 
     def close(self) -> None:
@@ -294,12 +293,15 @@ def record_batch(ctx: ServiceContext, *, phase: Phase, version: int, scored: lis
     scores = [_new_score(s, phase=phase, version=version) for s in recorded]
     ctx.session.add_all(scores)
     ctx.session.flush()
-    ahead = [(score.id, s.cells) for score, s in zip(scores, recorded, strict=True) if s.cells is not None]
+    board = ctx.runtime.board_cells
+    ahead = [(s.submission_id, score.id, s.cells) for score, s in zip(scores, recorded, strict=True)
+             if s.cells is not None and board is not None]
     # the webhooks, in this transaction (docs/NOTIFY.md); no mail: every one was scored before (eligible)
     notices.submissions_rescored(ctx, phase=phase, submission_ids=ids)
     ctx.session.commit()
-    for score_id, (signature, cells) in ahead:  # for the refresh this run asks for (board/cells.py)
-        keep_ahead(score_id, signature, cells)
+    for submission_id, score_id, (signature, cells) in ahead:  # for the refresh this run asks for (board/cells.py)
+        assert board is not None
+        board.keep(ctx, submission_id=submission_id, score_id=score_id, signature=signature, cells=cells)
     return ids
 
 

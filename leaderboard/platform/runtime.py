@@ -59,6 +59,32 @@ class BoardChangedFunction(Protocol):
         ...
 
 
+class CellsView(Protocol):
+    """A board as it stands, computing a result's cells for it (board.cells.CellsView); picklable."""
+
+    @property
+    def signature(self) -> str:
+        """Return the board signature the cells are computed for."""
+        ...
+
+    def cells(self, results: dict[str, Any]) -> list[Any]:
+        """Return the result's cells on this board, as the refresh would compute them."""
+        ...
+
+
+class BoardCells(Protocol):
+    """Board cells computed ahead of the refresh that needs them (board.cells.CELLS_AHEAD)."""
+
+    def view(self, ctx: ServiceContext, phase: Any) -> CellsView:
+        """Return the view of a phase's board as it stands now."""
+        ...
+
+    def keep(self, ctx: ServiceContext, *, submission_id: int, score_id: int, signature: str,
+             cells: list[Any]) -> None:
+        """Leave a score's cells, computed for a signature, for the refresh of this process that needs them."""
+        ...
+
+
 class Dispatcher(Protocol):
     """Something that gets a queued submission scored, now or soon."""
 
@@ -98,6 +124,7 @@ class Runtime:
     caches: dict[str, object] = field(default_factory=dict)
     run_job: JobFunction | None = None
     job_dispatcher: JobDispatcher | None = None
+    board_cells: BoardCells | None = None  # a re-score's cells computed ahead; None: the refresh computes them
 
     def context(self, session: Session) -> ServiceContext:
         """Return a service context bound to session."""
@@ -231,12 +258,13 @@ def make_job_dispatcher(runtime: Runtime) -> JobDispatcher:
 
 
 def build_runtime(settings: Settings, *, score: ScoreFunction, board_changed: BoardChangedFunction,
-                  run_job: JobFunction | None = None) -> Runtime:
-    """Create the engine, storages and dispatchers named by settings; score, board_changed and run_job are injected."""
+                  run_job: JobFunction | None = None, board_cells: BoardCells | None = None) -> Runtime:
+    """Create the engine, storages and dispatchers named by settings; the domain's functions are injected."""
     engine = make_engine(settings.database_url)
     storage, labels = make_storages(settings)
     runtime = Runtime(settings=settings, engine=engine, sessions=make_sessionmaker(engine), storage=storage,
-                      labels=labels, score=score, board_changed=board_changed, run_job=run_job)
+                      labels=labels, score=score, board_changed=board_changed, run_job=run_job,
+                      board_cells=board_cells)
     runtime.dispatcher = make_dispatcher(runtime)
     runtime.job_dispatcher = make_job_dispatcher(runtime) if run_job is not None else None
     return runtime

@@ -23,7 +23,7 @@ from typing import Any
 from celery import Celery
 from sqlalchemy.exc import OperationalError
 
-from leaderboard.board import board_changed
+from leaderboard.board import CELLS_AHEAD, board_changed
 from leaderboard.notify import deliver_due, mail_enabled, webhooks
 from leaderboard.operations import resumable_ids, run_job
 from leaderboard.platform import Runtime, Settings, build_runtime
@@ -83,7 +83,7 @@ def worker_runtime() -> Runtime:
     if pid not in _runtimes:
         _runtimes.clear()  # an inherited parent runtime must not share connections
         _runtimes[pid] = build_runtime(Settings.from_env(), score=wake_scorer, board_changed=board_changed,
-                                       run_job=run_job)
+                                       run_job=run_job, board_cells=CELLS_AHEAD)
     return _runtimes[pid]
 
 

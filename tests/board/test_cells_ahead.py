@@ -47,8 +47,8 @@ def test_a_rescore_leaves_the_cells_a_refresh_would_compute(ctx, scored, monkeyp
     taken: list[int] = []
     real_take = board_cells._take_ahead
     monkeypatch.setattr(board_cells, "_take_ahead",
-                        lambda score_id, signature: (found := real_take(score_id, signature)) is not None
-                        and taken.append(score_id) or found)
+                        lambda key, signature: (found := real_take(key, signature)) is not None
+                        and taken.append(key[2]) or found)
     job = phases.rescore_phase(ctx, phase_id=phase.id, actor=OPERATOR, run=False)
     run_job(ctx, job_id=job.id)
     ctx.session.expire_all()
@@ -69,7 +69,8 @@ def test_cells_kept_ahead_are_taken_only_under_the_signature_they_were_computed_
     ctx.session.commit()
     signature = ctx.session.scalar(select(Board.signature).where(Board.phase_id == phase.id))
     marked = [(board, path, (0.123, None, None, None)) for board, path in true_cells]
-    keep_ahead(score_id, signature if same_signature else "views changed since", marked)
+    key = (ctx.settings.database_url, ids[0], score_id)
+    keep_ahead(key, signature if same_signature else "views changed since", marked)
     ctx.board_changed(phase_id=phase.id, submission_ids=[ids[0]])
     ctx.session.expire_all()
     stored = stored_cells(ctx, score_id)
@@ -77,13 +78,14 @@ def test_cells_kept_ahead_are_taken_only_under_the_signature_they_were_computed_
         assert set(stored.values()) == {(0.123, None, None, None)}
     else:
         assert stored == true_cells
-    assert board_cells._take_ahead(score_id, signature) is None  # taken or dropped, never twice
+    assert board_cells._take_ahead(key, signature) is None  # taken or dropped, never twice
 
 
 def test_at_most_ahead_limit_scores_wait(monkeypatch):
     monkeypatch.setattr(board_cells, "AHEAD_LIMIT", 3)
     monkeypatch.setattr(board_cells, "_ahead", type(board_cells._ahead)())
     for score_id in range(5):
-        keep_ahead(score_id, "s", [])
-    assert list(board_cells._ahead) == [2, 3, 4]
-    assert board_cells._take_ahead(0, "s") is None and board_cells._take_ahead(4, "s") == []
+        keep_ahead(("db", 1, score_id), "s", [])
+    assert [key[2] for key in board_cells._ahead] == [2, 3, 4]
+    assert board_cells._take_ahead(("db", 1, 0), "s") is None and board_cells._take_ahead(("db", 1, 4), "s") == []
+    assert board_cells._take_ahead(("other db", 1, 3), "s") is None  # another database's score 3 is not this one

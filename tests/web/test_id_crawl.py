@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from leaderboard.accounts import OPERATOR
 from leaderboard.entries import teams
+from leaderboard.models import Score
 from leaderboard.organizing import notifications, phases
 
 ID_ARG = re.compile(r"<(?:(?P<converter>[a-z]+)(?:\((?P<args>[^)]*)\))?:)?(?P<name>\w+)>")
@@ -84,13 +86,15 @@ def request_as(client: Any, login: Any, world: dict[str, Any], identity: str, me
     return client.open(url, method=method, headers=headers, data={} if method == "POST" else None)
 
 
-def test_no_route_answers_a_server_error_and_impossible_ids_are_404(app: Any, client: Any, login: Any,
+def test_no_route_answers_a_server_error_and_impossible_ids_are_404(app: Any, client: Any, login: Any, ctx: Any,
                                                                      world: dict[str, Any]) -> None:
-    errors, not_found_wrong = [], []
+    """And no answer carries a score's slice fingerprints (digests of hidden counts: scores.slice_tables)."""
+    errors, not_found_wrong, bodies = [], [], []
     crawled = 0
     for method, url, missing in rule_urls(app, world):
         for identity in IDENTITIES:
             response = request_as(client, login, world, identity, method, url)
+            bodies.append(response.get_data())
             crawled += 1
             if response.status_code >= 500:
                 errors.append(f"{identity} {method} {url} -> {response.status_code}")
@@ -99,6 +103,9 @@ def test_no_route_answers_a_server_error_and_impossible_ids_are_404(app: Any, cl
     assert crawled > 300
     assert errors == []
     assert not_found_wrong == [], "\n".join(not_found_wrong)
+    fingerprints = {key.encode() for tables in ctx.session.scalars(select(Score.slice_tables)) if tables
+                    for _, key in tables}
+    assert fingerprints and not [key for key in fingerprints for body in bodies if key in body]
 
 
 def _answers_not_found(url: str, identity: str, method: str, response: Any) -> bool:

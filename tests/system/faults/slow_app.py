@@ -6,7 +6,7 @@ seconds (default 3) are spent before each evaluation; everything else is app.py'
 
 from __future__ import annotations
 
-import slow_tasks  # noqa: F401  (patches scoring_runs.evaluate)
+import slow_tasks  # noqa: F401  (patches scoring_runs.evaluation)
 
 from app import app
 

@@ -13,14 +13,14 @@ from typing import Any
 from leaderboard.submissions import scoring_runs
 from leaderboard.workers import celery_app
 
-_evaluate = scoring_runs.evaluate
+_evaluation = scoring_runs.evaluation
 
 
-def _slow_evaluate(labels: Any, predictions: Any) -> Any:
+def _slow_evaluation(labels: Any, predictions: Any, **options: Any) -> Any:
     """Wait FAULT_SCORING_DELAY seconds, then evaluate."""
     time.sleep(float(os.environ.get("FAULT_SCORING_DELAY", "3")))
-    return _evaluate(labels, predictions)
+    return _evaluation(labels, predictions, **options)
 
 
-scoring_runs.evaluate = _slow_evaluate  # type: ignore[assignment]
+scoring_runs.evaluation = _slow_evaluation  # type: ignore[assignment]
 app = celery_app.app
