@@ -279,13 +279,28 @@ def _drop_cells(session: Session, score_ids: list[int]) -> None:
     session.execute(delete(ScoreCell).where(ScoreCell.score_id.in_(score_ids)))
 
 
+CELL_COLUMNS = ("score_id", "phase_id", "board", "path", "value", "lo", "hi", "error")
+
+
 def _insert_cells(session: Session, rows: list[dict[str, Any]]) -> None:
-    """Insert computed cells in one executemany of the table's INSERT.
+    """Insert computed cells: PostgreSQL's COPY, else one executemany of the table's INSERT.
 
     Not the ORM's bulk insert: it leaves out a row's None values, so every pattern of
     missing intervals became a statement of its own (10,424 statements for 14,000 cells).
+    On PostgreSQL even one executemany sends a statement a row, a loop in the process
+    that holds its other threads (requests) meanwhile: COPY took 50 ms for 14,000 cells
+    where the executemany took 264 ms.
     """
-    session.execute(insert(cast(Table, ScoreCell.__table__)), rows)
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        session.execute(insert(cast(Table, ScoreCell.__table__)), rows)
+        return
+    driver = connection.connection.driver_connection  # psycopg's, in the session's transaction
+    assert driver is not None
+    statement = f"COPY {ScoreCell.__tablename__} ({', '.join(CELL_COLUMNS)}) FROM STDIN"
+    with driver.cursor() as cursor, cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row([row[column] for column in CELL_COLUMNS])
 
 
 def _at_once(action: Callable[[], T]) -> T:
