@@ -293,15 +293,14 @@ def record_batch(ctx: ServiceContext, *, phase: Phase, version: int, scored: lis
     scores = [_new_score(s, phase=phase, version=version) for s in recorded]
     ctx.session.add_all(scores)
     ctx.session.flush()
-    board = ctx.runtime.board_cells
-    ahead = [(s.submission_id, score.id, s.cells) for score, s in zip(scores, recorded, strict=True)
-             if s.cells is not None and board is not None]
+    ahead = [(s.submission_id, score.id, s.cells) for score, s in zip(scores, recorded, strict=True) if s.cells]
     # the webhooks, in this transaction (docs/NOTIFY.md); no mail: every one was scored before (eligible)
     notices.submissions_rescored(ctx, phase=phase, submission_ids=ids)
     ctx.session.commit()
-    for submission_id, score_id, (signature, cells) in ahead:  # for the refresh this run asks for (board/cells.py)
-        assert board is not None
-        board.keep(ctx, submission_id=submission_id, score_id=score_id, signature=signature, cells=cells)
+    board = ctx.runtime.board_cells  # the cells computed ahead wait for the refresh this run asks for
+    if board is not None:
+        for submission_id, score_id, (signature, cells) in ahead:
+            board.keep(ctx, submission_id=submission_id, score_id=score_id, signature=signature, cells=cells)
     return ids
 
 
