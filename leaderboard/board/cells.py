@@ -12,10 +12,10 @@ label file: the board's signature), every cell of the phase is computed again.
 A re-score computes its scores' cells ahead, in its scoring processes (``CellsView``,
 handed to it through the runtime as ``CELLS_AHEAD``), and leaves them here
 (``keep_ahead``, by database, submission and score) under the signature they were
-computed for; the refresh that finds
-those scores without cells takes them (once) if its signature is the same, and computes
-the rest. At most ``AHEAD_LIMIT`` scores' cells wait in a process (the oldest go first);
-a refresh in another process, or after the views changed, computes them.
+computed for. The refresh that finds those scores without cells takes them (once) if
+its signature is the same, and computes the rest. At most ``AHEAD_LIMIT`` scores' cells
+wait in a process (the oldest go first); a refresh in another process, or after the
+views changed, computes them.
 """
 
 from __future__ import annotations
