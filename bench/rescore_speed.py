@@ -105,18 +105,7 @@ def build(ctx: Any, args: argparse.Namespace, rng: np.random.Generator) -> tuple
         {"email": f"p{n}@bench.example", "display_name": f"Participant {n:04d}", "password_hash": "!",
          "created_at": utcnow()} for n in range(args.participants)]))
     ctx.session.commit()
-    label_set = load_phase_labels(ctx, phase)
-    first = []
-    for _ in range(SCORED_FOR_REAL):
-        data = prediction_file(ids, gold, rng)
-        predictions = read_predictions(data, label_set)
-        found = evaluation(label_set, predictions)
-        first.append({"stored": store_file(ctx, phase_id=phase.id, data=data), "label_version": 1,
-                      "results": with_draw(found.results, predictions), "slice_tables": found.tables,
-                      **dict(zip(("public_primary", "private_primary"),
-                                 primary_values(found.results, phase.primary_metric), strict=True)),
-                      **dict(zip(("correct_bits", "answered_bits"),
-                                 item_correctness(label_set, predictions).packed(), strict=True))})
+    first = scored_files(ctx, phase, ids, gold, rng)
     start = utcnow() - timedelta(days=2)
     for begin in range(0, args.submissions, 500):
         numbers = range(begin, min(args.submissions, begin + 500))
@@ -134,6 +123,23 @@ def build(ctx: Any, args: argparse.Namespace, rng: np.random.Generator) -> tuple
              "created_at": start + timedelta(seconds=n)} for n, sid in zip(numbers, made, strict=True)])
         ctx.session.commit()
     return phase.id, organizer, rows
+
+
+def scored_files(ctx: Any, phase: Any, ids: list[str], gold: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
+    """Store SCORED_FOR_REAL prediction files and score each for real; return their score columns and stored file."""
+    label_set = load_phase_labels(ctx, phase)
+    first = []
+    for _ in range(SCORED_FOR_REAL):
+        data = prediction_file(ids, gold, rng)
+        predictions = read_predictions(data, label_set)
+        found = evaluation(label_set, predictions)
+        first.append({"stored": store_file(ctx, phase_id=phase.id, data=data), "label_version": 1,
+                      "results": with_draw(found.results, predictions), "slice_tables": found.tables,
+                      **dict(zip(("public_primary", "private_primary"),
+                                 primary_values(found.results, phase.primary_metric), strict=True)),
+                      **dict(zip(("correct_bits", "answered_bits"),
+                                 item_correctness(label_set, predictions).packed(), strict=True))})
+    return first
 
 
 def start_job(ctx: Any, args: argparse.Namespace, *, phase_id: int, organizer: Any, rows: list[dict[str, Any]]) -> Any:

@@ -258,20 +258,25 @@ def ensure_cells(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout, boar
         .order_by(Score.id)
     ).all())
     for start in range(0, len(missing), CHUNK):
-        part = missing[start:start + CHUNK]
-        chunk = {row[0]: bool(row[1]) for row in part}
-        ahead = {score_id: cells for score_id, builtin, submission_id in part if not builtin and (
-            cells := _take_ahead((ctx.settings.database_url, submission_id, score_id), layout.signature)) is not None}
-        left = [score_id for score_id in chunk if score_id not in ahead]
-        results = session.execute(select(Score.id, Score.results).where(Score.id.in_(left))).all() if left else []
-        computed = {score_id: score_cells(result, phase=phase, layout=layout, builtin=chunk[score_id])
-                    for score_id, result in results}
-        rows = [{"score_id": score_id, "phase_id": phase.id, "board": board_name, "path": path,
-                 "value": cell[0], "lo": cell[1], "hi": cell[2], "error": cell[3]}
-                for score_id, cells in [*ahead.items(), *computed.items()] for board_name, path, cell in cells]
+        rows = _cell_rows(ctx, phase=phase, layout=layout, missing=missing[start:start + CHUNK])
         if rows:
             write(partial(_insert_cells, session, rows))
     return changed or bool(missing)
+
+
+def _cell_rows(ctx: ServiceContext, *, phase: Phase, layout: BoardLayout,
+               missing: list[Any]) -> list[dict[str, Any]]:
+    """Return the cell rows of scores without cells ((score, builtin, submission) rows): kept ahead, else computed."""
+    builtin = {row[0]: bool(row[1]) for row in missing}
+    ahead = {score_id: cells for score_id, is_builtin, submission_id in missing if not is_builtin and (
+        cells := _take_ahead((ctx.settings.database_url, submission_id, score_id), layout.signature)) is not None}
+    left = [score_id for score_id in builtin if score_id not in ahead]
+    results = ctx.session.execute(select(Score.id, Score.results).where(Score.id.in_(left))).all() if left else []
+    computed = {score_id: score_cells(result, phase=phase, layout=layout, builtin=builtin[score_id])
+                for score_id, result in results}
+    return [{"score_id": score_id, "phase_id": phase.id, "board": board_name, "path": path,
+             "value": cell[0], "lo": cell[1], "hi": cell[2], "error": cell[3]}
+            for score_id, cells in [*ahead.items(), *computed.items()] for board_name, path, cell in cells]
 
 
 def _drop_cells(session: Session, score_ids: list[int]) -> None:
