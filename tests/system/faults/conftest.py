@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fault_support import Process
@@ -43,5 +45,19 @@ def redis_url() -> Iterator[str]:
         client.flushdb()
     except redis.RedisError as error:
         unreachable(f"Redis is not reachable at 127.0.0.1:6379: {error}")
+    # A worker left over from an earlier test would take this test's tasks to its own database.
+    left = _consumers(client)
+    deadline = time.monotonic() + 20
+    while left and time.monotonic() < deadline:
+        time.sleep(0.5)
+        left = _consumers(client)
+    assert not left, f"consumers left on the fault tests' Redis database by an earlier test: {left}"
     yield REDIS_URL
     client.flushdb()
+
+
+def _consumers(client: Any) -> list[str]:
+    """Return the addresses of the clients waiting for messages on the client's database (a worker's BRPOP)."""
+    db = str(client.connection_pool.connection_kwargs.get("db", 0))
+    return [entry["addr"] for entry in client.client_list()
+            if str(entry["db"]) == db and entry["cmd"] in ("brpop", "blpop", "bzpopmin")]

@@ -100,20 +100,28 @@ class Process:
         return self
 
     def signal(self, signum: int) -> None:
-        """Send signum to the process and all its children."""
+        """Send signum to the process and all its children (its session's group, even once it has exited)."""
         assert self.process is not None
-        os.killpg(self.process.pid, signum)
+        try:
+            os.killpg(self.process.pid, signum)
+        except ProcessLookupError:  # nobody is left in the group
+            pass
 
     def kill(self) -> None:
         """Kill the process and its children at once (-9), as a crash would."""
-        if self.process is not None and self.process.poll() is None:
-            self.signal(signal.SIGCONT)
-            self.signal(signal.SIGKILL)
-            self.process.wait(timeout=30)
+        if self.process is None:
+            return
+        # A pool child outlives a leader that died on its own; it would go on taking the next test's tasks.
+        self.signal(signal.SIGCONT)
+        self.signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
 
     def stop(self) -> None:
         """Stop the process politely, then by force."""
-        if self.process is None or self.process.poll() is not None:
+        if self.process is None:
+            return
+        if self.process.poll() is not None:
+            self.kill()  # its children, if any are left
             return
         self.signal(signal.SIGCONT)
         self.signal(signal.SIGTERM)
@@ -121,6 +129,11 @@ class Process:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.kill()
+
+    def log_lines(self, containing: str) -> list[str]:
+        """Return the lines of the log that contain a string, for failure messages."""
+        text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        return [line for line in text.splitlines() if containing in line]
 
     def log_tail(self) -> str:
         """Return the end of the log, for failure messages."""

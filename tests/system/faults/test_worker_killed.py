@@ -50,7 +50,8 @@ def test_a_worker_killed_mid_task_leaves_nothing_unscored_and_nobody_requeues(tm
     second = celery_worker("slow_tasks", env, tmp_path / "worker-2.log")
     try:
         ids = queue_uploads(runtime, instance, count=3)
-        assert wait_until(lambda: "scoring" in statuses(runtime, ids).values(), seconds=60), first.log_tail()
+        assert wait_until(lambda: "scoring" in statuses(runtime, ids).values(), seconds=60), (
+            f"{statuses(runtime, ids)}; the worker's tasks: {first.log_lines('tailboard.score_submission')}")
         first.kill()  # the worker and its pool process, at once
         victims = {i for i, status in statuses(runtime, ids).items() if status == "scoring"}
         assert len(victims) == 1, statuses(runtime, ids)  # killed in the middle of that one
