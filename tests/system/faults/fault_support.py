@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import contextlib
 import os
 import signal
 import subprocess
@@ -102,10 +103,8 @@ class Process:
     def signal(self, signum: int) -> None:
         """Send signum to the process and all its children (its session's group, even once it has exited)."""
         assert self.process is not None
-        try:
+        with contextlib.suppress(ProcessLookupError):  # nobody is left in the group
             os.killpg(self.process.pid, signum)
-        except ProcessLookupError:  # nobody is left in the group
-            pass
 
     def kill(self) -> None:
         """Kill the process and its children at once (-9), as a crash would."""
