@@ -7,9 +7,9 @@ as a crash would, and are always stopped at the end.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
-import contextlib
 import os
 import signal
 import subprocess
