@@ -22,7 +22,7 @@ from sqlalchemy import select
 from leaderboard.board.cells import NO_CELL, Cell
 from leaderboard.disclosure import round_floats, rounded_to_step
 from leaderboard.disclosure.ladder import NOT_SCORES
-from leaderboard.models import BoardRow, ScoreCell
+from leaderboard.models import Board, BoardRow, ScoreCell
 from leaderboard.platform import ServiceContext
 
 CACHE_KEY = "board_views"
@@ -73,6 +73,8 @@ class LoadedView:
     present: tuple[str, ...] = ()  # the columns with a value in some row
     top: tuple[int, ...] = ()  # submission ids of the five best ranked entries
     search: tuple[str, ...] = ()  # per row: its name, team and method casefolded, joined by NUL, for ?q= (ranking.py)
+    signature: str | None = None  # the board signature the rows' cells were read under (None: no row)
+    with_cells: frozenset[int] = frozenset()  # the scores whose cells were there (a score has all its cells or none)
     orders: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
     """Row indices per (sort, order) asked so far (ranking.py); a view has a dozen orders at most."""
     printed: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -106,7 +108,8 @@ def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, vers
         found = _cached(cache, key)
         if found is not None:
             return found
-        loaded = _load(ctx, phase_id=phase_id, board=board, view=view, version=version, columns=columns)
+        loaded = _load(ctx, phase_id=phase_id, board=board, view=view, version=version, columns=columns,
+                       earlier=_earlier(cache, key))
         with _lock:
             cache[key] = loaded
             while len(cache) > CACHE_SIZE:
@@ -124,18 +127,49 @@ def _cached(cache: OrderedDict[Any, LoadedView], key: tuple[Any, ...]) -> Loaded
         return found
 
 
+def _earlier(cache: OrderedDict[Any, LoadedView], key: tuple[Any, ...]) -> LoadedView | None:
+    """Return the newest kept version of key's view (same database, phase, board, view and columns), or None."""
+    with _lock:
+        kept_versions = [(k[4], loaded) for k, loaded in cache.items() if k[:4] == key[:4] and k[5] == key[5]]
+    return max(kept_versions, key=lambda pair: pair[0])[1] if kept_versions else None
+
+
+ROW_COLUMNS = (BoardRow.position, BoardRow.rank, BoardRow.stat_rank, BoardRow.p_vs_previous, BoardRow.display_name,
+               BoardRow.team, BoardRow.method, BoardRow.entry_metadata, BoardRow.is_baseline, BoardRow.builtin,
+               BoardRow.submission_id, BoardRow.score_id, BoardRow.submitted_at, BoardRow.submissions,
+               BoardRow.value, BoardRow.ci_lo, BoardRow.ci_hi, BoardRow.user_id, BoardRow.team_id,
+               BoardRow.ladder_step, BoardRow.withheld)
+
+
 def _load(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,
-          columns: Sequence[str]) -> LoadedView:
-    """Read a view's rows and column cells from the database."""
-    rows = ctx.session.execute(select(BoardRow).where(
-        BoardRow.phase_id == phase_id, BoardRow.board == board, BoardRow.view == view).order_by(BoardRow.position)
-    ).scalars().all()
-    cells = cells_of(ctx, board=board, rows=rows, paths=columns)
-    shown = tuple(_shown(row, cells.get(row.score_id, {}), columns) for row in rows)
+          columns: Sequence[str], earlier: LoadedView | None = None) -> LoadedView:
+    """Read a view's rows and column cells from the database, the cells an earlier version already shows excepted.
+
+    A score's cells never change under one signature (board/cells.py writes all of a
+    score's cells at once, and a new signature writes them all anew), so the shown cells of
+    a row whose score, ladder step and withholding an earlier load of the view under the
+    same signature showed, with its cells there, are taken from it: a refresh that moved a
+    few entries reads a few rows' cells. The signature comes in the rows' own statement,
+    so rows and signature are one snapshot.
+    """
+    rows = ctx.session.execute(select(*ROW_COLUMNS, Board.signature).join(Board, Board.phase_id == BoardRow.phase_id)
+                               .where(BoardRow.phase_id == phase_id, BoardRow.board == board, BoardRow.view == view)
+                               .order_by(BoardRow.position)).all()
+    signature = rows[0].signature if rows else None
+    known: dict[tuple[int, float | None, bool], dict[str, Cell]] = {}
+    if earlier is not None and earlier.signature is not None and earlier.signature == signature:
+        known = {(r.score_id, r.ladder_step, r.withheld): r.columns for r in earlier.rows
+                 if r.score_id in earlier.with_cells}
+    cells = cells_of(ctx, board=board, rows=[r for r in rows if (r.score_id, r.ladder_step, r.withheld) not in known],
+                     paths=columns)
+    with_cells = frozenset(cells).union(r.score_id for r in rows if (r.score_id, r.ladder_step, r.withheld) in known)
+    shown = tuple(_shown(row, known.get((row.score_id, row.ladder_step, row.withheld)),
+                         cells.get(row.score_id, {}), columns) for row in rows)
     present = tuple(c for c in columns if any(r.columns.get(c, (None,))[0] is not None for r in shown))
     top = tuple(r.submission_id for r in shown if r.rank is not None)[:5]
     search = tuple("\0".join((text or "").casefold() for text in (r.display_name, r.team, r.method)) for r in shown)
-    return LoadedView(version=version, rows=shown, columns=tuple(columns), present=present, top=top, search=search)
+    return LoadedView(version=version, rows=shown, columns=tuple(columns), present=present, top=top, search=search,
+                      signature=signature, with_cells=with_cells)
 
 
 def cells_of(ctx: ServiceContext, *, board: str, rows: Iterable[Any],
@@ -206,8 +240,8 @@ def shown_cells(cells: dict[str, Cell], *, step: float | None, withheld: bool) -
     return out
 
 
-def _shown(row: BoardRow, cells: dict[str, Cell], columns: Sequence[str]) -> ShownRow:
-    """Return a stored row as shown, with its column cells."""
+def _shown(row: Any, known: dict[str, Cell] | None, cells: dict[str, Cell], columns: Sequence[str]) -> ShownRow:
+    """Return a stored row (ROW_COLUMNS) as shown: its column cells as known already, else shown from cells."""
     ci = (row.ci_lo, row.ci_hi) if row.ci_lo is not None and row.ci_hi is not None else None
     return ShownRow(
         position=row.position, rank=row.rank, stat_rank=row.stat_rank,
@@ -216,8 +250,8 @@ def _shown(row: BoardRow, cells: dict[str, Cell], columns: Sequence[str]) -> Sho
         is_baseline=row.is_baseline, builtin=row.builtin, submission_id=row.submission_id, score_id=row.score_id,
         submitted_at=row.submitted_at, submissions=row.submissions, value=round_floats(row.value),
         ci=None if ci is None else (round(ci[0], 4), round(ci[1], 4)),
-        columns=shown_cells({p: cells.get(p, NO_CELL) for p in columns}, step=row.ladder_step,
-                            withheld=row.withheld),
+        columns=known if known is not None else shown_cells({p: cells.get(p, NO_CELL) for p in columns},
+                                                            step=row.ladder_step, withheld=row.withheld),
         user_id=row.user_id, team_id=row.team_id, ladder_step=row.ladder_step, withheld=row.withheld)
 
 
