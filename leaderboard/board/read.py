@@ -93,9 +93,14 @@ def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, vers
               columns: Sequence[str]) -> LoadedView:
     """Return a view's rows with their column cells, from the process cache when the version matches.
 
-    One thread loads a missing view while the others asking for it wait and take its
-    result: after a restart or a new version, sixteen threads of a worker would
-    otherwise each read the same thousands of rows at once.
+    One thread loads a missing view; the others asking for it meanwhile are shown the
+    view's version before it when this process keeps one (a moment older: the version
+    they read a few milliseconds earlier), else wait and take the loaded one. After a
+    restart or a new version, sixteen threads of a worker would otherwise each read the
+    same thousands of rows at once, or queue behind the one that does. A reader alone,
+    as after its own change, always gets the version it asked for. ``LoadedView.version``
+    says which version an answer shows; caches keyed by the database's version check it
+    (web/board_cache/middleware.py).
     """
     key = (ctx.settings.database_url, phase_id, board, view, version, tuple(columns))
     cache: OrderedDict[Any, LoadedView] = ctx.runtime.caches.setdefault(CACHE_KEY, OrderedDict())  # type: ignore[assignment]
@@ -104,7 +109,12 @@ def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, vers
         return found
     with _lock:
         flight = _loading.setdefault(key, threading.Lock())
-    with flight:
+    if not flight.acquire(blocking=False):
+        shown = _earlier(cache, key)
+        if shown is not None:
+            return shown  # another thread loads this version: the one before meanwhile, not a wait in line
+        flight.acquire()
+    try:
         found = _cached(cache, key)
         if found is not None:
             return found
@@ -115,6 +125,8 @@ def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, vers
             while len(cache) > CACHE_SIZE:
                 cache.popitem(last=False)
             _loading.pop(key, None)
+    finally:
+        flight.release()
     return loaded
 
 
@@ -128,10 +140,12 @@ def _cached(cache: OrderedDict[Any, LoadedView], key: tuple[Any, ...]) -> Loaded
 
 
 def _earlier(cache: OrderedDict[Any, LoadedView], key: tuple[Any, ...]) -> LoadedView | None:
-    """Return the newest kept version of key's view (same database, phase, board, view and columns), or None."""
+    """Return the last used kept version of key's view (same database, phase, board, view and columns), or None.
+
+    Versions are random numbers (board/versions.py), so the cache's order tells which came last.
+    """
     with _lock:
-        kept_versions = [(k[4], loaded) for k, loaded in cache.items() if k[:4] == key[:4] and k[5] == key[5]]
-    return max(kept_versions, key=lambda pair: pair[0])[1] if kept_versions else None
+        return next((loaded for k, loaded in reversed(cache.items()) if k[:4] == key[:4] and k[5] == key[5]), None)
 
 
 ROW_COLUMNS = (BoardRow.position, BoardRow.rank, BoardRow.stat_rank, BoardRow.p_vs_previous, BoardRow.display_name,

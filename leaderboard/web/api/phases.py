@@ -16,6 +16,7 @@ from leaderboard.web.api.blueprint import bp
 from leaderboard.web.api.deferred import dispatch_after_response
 from leaderboard.web.api.openapi import operation
 from leaderboard.web.api.parsing import board_query, parse_json, parse_query, respond
+from leaderboard.web.board_cache.middleware import note_shown_version
 from leaderboard.web.board_cache.pages import cached_response
 from leaderboard.web.board_cache.shared import JSON_MARKS, JSON_UNMARKED, Marker, shared_body
 from leaderboard.web.board_cache.viewers import leave_parts
@@ -39,6 +40,7 @@ def get_leaderboard(phase_id: int) -> Response | tuple[Response, int]:
     """Rank a phase's entries on the split the caller may see: one view, paged, sorted, searched, filtered."""
     wanted, viewer = parse_query(schemas.LeaderboardAnyFormat), current_user()
     board = ranking.leaderboard(context.ctx(), phase_id=phase_id, viewer=viewer, query=board_query(wanted))
+    note_shown_version(board.version)
     if wanted.format == "csv":  # older clients: the same answer as /leaderboard.csv
         return _csv(phase_id, board, personal=viewer is not None)
     body = shared_body(("json", board.cache_key), lambda mark: _marked_json(board.for_everyone(), mark), quoted=True)

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from flask import Flask
+from flask import Flask, request
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -48,6 +48,17 @@ SIZE = 512
 MAX_BYTES = 64 * 1024 * 1024  # the kept responses' bodies, in all
 MAX_QUERY = 1024  # a longer query string (after dropping unknown parameters) is answered but not kept
 Stored = tuple[str, list[tuple[str, str]], bytes, str]  # status, headers, body, etag
+SHOWN_VERSION = "tailboard.board_version"  # environ: the board version the app's answer shows (note_shown_version)
+
+
+def note_shown_version(version: int) -> None:
+    """Say which board version the answer being built shows: the cache keeps it under that version only.
+
+    A board read may show the version before the one in the database while this process
+    loads the new one (board/read.py ``load_view``); kept under the new version's key, it
+    would be served until the next version.
+    """
+    request.environ[SHOWN_VERSION] = version
 
 
 
@@ -169,7 +180,8 @@ class BoardCache:
         """Call the app; keep its answer when it is a shareable 200."""
         status, headers, body = call_app(self.app, environ, start_response)
         names = {k.lower(): v for k, v in headers}
-        if status.startswith("200") and "etag" in names and "set-cookie" not in names:
+        if (status.startswith("200") and "etag" in names and "set-cookie" not in names
+                and environ.get(SHOWN_VERSION) == key[0][1]):  # not a moment-older version, shown while one loads
             self.stored.put(key, (status, headers, body, names["etag"]), len(body))
         return [body]
 

@@ -29,6 +29,7 @@ from leaderboard.entries import quota, rules, selections, teams
 from leaderboard.organizing import competitions
 from leaderboard.phase_data import public_file, public_file_names
 from leaderboard.platform import Conflict, Forbidden, InvalidInput, NotFound, QuotaExceeded, SubmissionInvalid
+from leaderboard.web.board_cache.middleware import note_shown_version
 from leaderboard.web.board_cache.pages import cached_page
 from leaderboard.web.board_cache.rows import RowPrinter
 from leaderboard.web.board_cache.shared import HTML_MARKS, Marker, SharedBody, shared_body
@@ -177,6 +178,7 @@ def selection(submission_id: int, action: str) -> Response:
 def leaderboard(phase_id: int) -> Response:
     """Show one view of a phase's ranking: paged, sorted, searched, filtered, with head/tail and breakdowns."""
     board = ranking.leaderboard(ctx(), phase_id=phase_id, viewer=_user(), query=page_query(request.args))
+    note_shown_version(board.version)
     everyone = board.for_everyone()  # the shared body is rendered for no viewer: marks are filled in per request
     body = shared_body(("page", board.cache_key), lambda mark: _ranking_body(everyone, mark))
     mine = [row.mine for row in board.rows]
