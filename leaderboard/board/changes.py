@@ -11,6 +11,8 @@ writer's refresh that read it).
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Iterable
 
 from leaderboard.board.versions import announce, refresh
@@ -18,6 +20,14 @@ from leaderboard.notify import events as notices
 from leaderboard.platform import ServiceContext
 
 log = logging.getLogger(__name__)
+FRESH_SECONDS = 60.0  # how long a thread that changed a board reads only the versions it asks for
+_here = threading.local()
+
+
+def changed_lately() -> bool:
+    """Return whether this thread changed a board in the last FRESH_SECONDS (its reads must show the change)."""
+    changed_at = getattr(_here, "changed_at", None)
+    return changed_at is not None and time.monotonic() - changed_at < FRESH_SECONDS
 
 
 def board_changed(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterable[int] | None = None) -> None:
@@ -29,6 +39,7 @@ def board_changed(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterabl
     """
     wanted = announce_change(ctx, phase_id=phase_id, submission_ids=submission_ids)
     bring_up_to_date(ctx, phase_id=phase_id, covering=wanted)
+    _here.changed_at = time.monotonic()  # this thread's reads now wait for new versions (changed_lately)
 
 
 def announce_change(ctx: ServiceContext, *, phase_id: int, submission_ids: Iterable[int] | None = None) -> int:

@@ -19,6 +19,7 @@ from sqlalchemy.orm import joinedload
 
 from leaderboard.accounts import Actor, leaderboard_readable, phase_status, status_at
 from leaderboard.board.cells import shown_split
+from leaderboard.board.changes import changed_lately
 from leaderboard.board.layout import BoardLayout, cached_layout
 from leaderboard.board.read import LoadedView, ShownRow, load_view, marked
 from leaderboard.board.rules import rule_sentence
@@ -166,7 +167,10 @@ def leaderboard(ctx: ServiceContext, *, phase_id: int, viewer: Actor | None = No
     index = _view_index(layout, query.view)
     board = board_state(phase)
     columns = layout.columns(index)
-    loaded = load_view(ctx, phase_id=phase.id, board=board, view=index, version=version, columns=columns)
+    # Only an anonymous reader that changed nothing may be shown the version before while this one loads.
+    may_lag = viewer is None and not changed_lately()
+    loaded = load_view(ctx, phase_id=phase.id, board=board, view=index, version=version, columns=columns,
+                       may_lag=may_lag)
     sort, order = _sort_of(layout, index, query)
     entries = len(loaded.rows) if readable else 0  # upcoming: no entry, not even a baseline
     picked = _picked(loaded, query, sort=sort, order=order) if readable else []

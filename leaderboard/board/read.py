@@ -90,16 +90,17 @@ def kept(store: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
 
 
 def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version: int,
-              columns: Sequence[str]) -> LoadedView:
+              columns: Sequence[str], may_lag: bool = False) -> LoadedView:
     """Return a view's rows with their column cells, from the process cache when the version matches.
 
-    One thread loads a missing view; the others asking for it meanwhile are shown the
-    view's version before it when this process keeps one (a moment older: the version
-    they read a few milliseconds earlier), else wait and take the loaded one. After a
-    restart or a new version, sixteen threads of a worker would otherwise each read the
-    same thousands of rows at once, or queue behind the one that does. A reader alone,
-    as after its own change, always gets the version it asked for. ``LoadedView.version``
-    says which version an answer shows; caches keyed by the database's version check it
+    One thread loads a missing view; the others asking for it meanwhile wait and take the
+    loaded one, or, when they ``may_lag`` (anonymous readers that changed nothing:
+    ranking.py), are shown the view's version before it if this process keeps one (a
+    moment older: the version they read a few milliseconds earlier). After a restart or a
+    new version, sixteen threads of a worker would otherwise each read the same thousands
+    of rows at once, or all queue behind the one that does. A writer, an organizer or a
+    participant always gets the version it asked for. ``LoadedView.version`` says which
+    version an answer shows; caches keyed by the database's version check it
     (web/board_cache/middleware.py).
     """
     key = (ctx.settings.database_url, phase_id, board, view, version, tuple(columns))
@@ -110,7 +111,7 @@ def load_view(ctx: ServiceContext, *, phase_id: int, board: str, view: int, vers
     with _lock:
         flight = _loading.setdefault(key, threading.Lock())
     if not flight.acquire(blocking=False):
-        shown = _earlier(cache, key)
+        shown = _earlier(cache, key) if may_lag else None
         if shown is not None:
             return shown  # another thread loads this version: the one before meanwhile, not a wait in line
         flight.acquire()

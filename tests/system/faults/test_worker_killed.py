@@ -51,7 +51,8 @@ def test_a_worker_killed_mid_task_leaves_nothing_unscored_and_nobody_requeues(tm
     try:
         ids = queue_uploads(runtime, instance, count=3)
         assert wait_until(lambda: "scoring" in statuses(runtime, ids).values(), seconds=60), (
-            f"{statuses(runtime, ids)}; the worker's tasks: {first.log_lines('tailboard.score_submission')}")
+            f"{statuses(runtime, ids)}; the worker's tasks: {first.log_lines('tailboard.score_submission')}; "
+            f"the broker: {broker_state(redis_url)}")
         first.kill()  # the worker and its pool process, at once
         victims = {i for i, status in statuses(runtime, ids).items() if status == "scoring"}
         assert len(victims) == 1, statuses(runtime, ids)  # killed in the middle of that one
@@ -67,3 +68,12 @@ def test_a_worker_killed_mid_task_leaves_nothing_unscored_and_nobody_requeues(tm
             process.stop()
         runtime.engine.dispose()
 
+
+
+def broker_state(url: str) -> dict[str, object]:
+    """Return the broker database's keys and the length of Celery's queue, for failure messages."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    return {"keys": sorted(k.decode() for k in client.keys("*")), "queued": client.llen("celery"),
+            "clients": [(c["addr"], c["cmd"]) for c in client.client_list() if str(c["db"]) == url.rsplit("/", 1)[1]]}
