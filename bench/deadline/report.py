@@ -95,7 +95,8 @@ def _fair(f: Figures) -> str:
 
 def _queue(f: Figures) -> str:
     v = f["visibility"]
-    return f"queue_position {v['queue_position']}, eta_seconds {v['eta_seconds']} (read while {v['status_when_read']})"
+    return (f"queue_position {v['queue_position']}, eta_seconds {v['eta_seconds']} "
+            f"({v.get('read', 'the')} upload, read while {v['status_when_read']})")
 
 
 def _queue_ok(f: Figures) -> bool:

@@ -5,9 +5,11 @@ count of A's scored before it (by each submission's ``updated_at``, stamped when
 scored) is the row's figure. With Celery the worker is stopped while they are queued and
 started with one pool process after; embedded, the server scores them as they come.
 Queue visibility: B's submission read by its owner right after the upload, looking for
-``queue_position`` and ``eta_seconds``. Celery kill: a few uploads are scored one at a
-time; the pool process is killed with SIGKILL while one is ``scoring``, and that submission
-is followed until it leaves ``scoring`` (back in the queue) and until it is scored.
+``queue_position`` and ``eta_seconds``; when a free scorer has already taken it (it is first
+in the fair order), A's last upload, still queued behind, is read instead. Celery kill: a
+few uploads are scored one at a time; the pool process is killed with SIGKILL while one is
+``scoring``, and that submission is followed until it leaves ``scoring`` (back in the
+queue) and until it is scored.
 """
 
 from __future__ import annotations
@@ -50,8 +52,10 @@ async def queue_flood(port: int, instance: Instance, flooder: Person, other: Per
     acknowledged = datetime.now(UTC)
     if last is None:
         raise RuntimeError(f"fairness upload refused: HTTP {reply.status} {reply.body[:300]!r}")
-    seen = await submission(port, last, other)
-    visibility = {"status_when_read": seen.get("status"),
+    seen, whose = await submission(port, last, other), "the other owner's"
+    if seen.get("status") != "queued":  # first in the fair order, a free scorer took it at once: read a queued one
+        seen, whose = await submission(port, ids[-1], flooder), "the flood's last"
+    visibility = {"status_when_read": seen.get("status"), "read": whose,
                   **{name: seen.get(name, "absent") for name in QUEUE_FIELDS}}
     return {"flood_ids": ids, "other_id": last, "visibility": visibility, "acknowledged": acknowledged}
 
