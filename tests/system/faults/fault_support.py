@@ -129,6 +129,10 @@ class Process:
         except subprocess.TimeoutExpired:
             self.kill()
 
+    def wait_for_line(self, containing: str, *, seconds: float = 60) -> bool:
+        """Wait until the log has a line containing a string (a worker's "ready."); return whether it came."""
+        return wait_until(lambda: bool(self.log_lines(containing)), seconds=seconds, every=0.2)
+
     def log_lines(self, containing: str) -> list[str]:
         """Return the lines of the log that contain a string, for failure messages."""
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -49,6 +49,7 @@ def test_a_worker_killed_mid_task_leaves_nothing_unscored_and_nobody_requeues(tm
     first = celery_worker("slow_tasks", env, tmp_path / "worker-1.log").start()
     second = celery_worker("slow_tasks", env, tmp_path / "worker-2.log")
     try:
+        assert first.wait_for_line(" ready."), first.log_tail()  # consuming before the uploads are sent
         ids = queue_uploads(runtime, instance, count=3)
         assert wait_until(lambda: "scoring" in statuses(runtime, ids).values(), seconds=60), (
             f"{statuses(runtime, ids)}; the worker's tasks: {first.log_lines('tailboard.score_submission')}; "
