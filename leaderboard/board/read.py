@@ -173,18 +173,23 @@ def _load(ctx: ServiceContext, *, phase_id: int, board: str, view: int, version:
     signature = rows[0].signature if rows else None
     known: dict[tuple[int, float | None, bool], dict[str, Cell]] = {}
     if earlier is not None and earlier.signature is not None and earlier.signature == signature:
-        known = {(r.score_id, r.ladder_step, r.withheld): r.columns for r in earlier.rows
-                 if r.score_id in earlier.with_cells}
-    cells = cells_of(ctx, board=board, rows=[r for r in rows if (r.score_id, r.ladder_step, r.withheld) not in known],
+        known = {_shown_as(r): r.columns for r in earlier.rows if r.score_id in earlier.with_cells}
+    reused = [known.get(_shown_as(row)) for row in rows]
+    cells = cells_of(ctx, board=board, rows=[r for r, same in zip(rows, reused, strict=True) if same is None],
                      paths=columns)
-    with_cells = frozenset(cells).union(r.score_id for r in rows if (r.score_id, r.ladder_step, r.withheld) in known)
-    shown = tuple(_shown(row, known.get((row.score_id, row.ladder_step, row.withheld)),
-                         cells.get(row.score_id, {}), columns) for row in rows)
+    with_cells = frozenset(cells).union(r.score_id for r, same in zip(rows, reused, strict=True) if same is not None)
+    shown = tuple(_shown(row, same, cells.get(row.score_id, {}), columns)
+                  for row, same in zip(rows, reused, strict=True))
     present = tuple(c for c in columns if any(r.columns.get(c, (None,))[0] is not None for r in shown))
     top = tuple(r.submission_id for r in shown if r.rank is not None)[:5]
     search = tuple("\0".join((text or "").casefold() for text in (r.display_name, r.team, r.method)) for r in shown)
     return LoadedView(version=version, rows=shown, columns=tuple(columns), present=present, top=top, search=search,
                       signature=signature, with_cells=with_cells)
+
+
+def _shown_as(row: Any) -> tuple[int, float | None, bool]:
+    """Return what a row's shown cells depend on besides the signature: its score, ladder step and withholding."""
+    return row.score_id, row.ladder_step, row.withheld
 
 
 def cells_of(ctx: ServiceContext, *, board: str, rows: Iterable[Any],
